@@ -1,0 +1,68 @@
+"""Gates and truncation applied before extraction (seed 001 §8).
+
+Empty and trivial conversations are skipped without any extractor cost; long ones are
+cut per turn and in total so an extractor's input stays bounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from memory_app.domain.transcripts import Transcript, Turn
+
+MAX_TURN_CHARS = 2_000
+MAX_TOTAL_CHARS = 80_000
+SUBSTANTIVE_CHARS = 50
+
+
+def skip_reason(transcript: Transcript) -> str | None:
+    """Why a conversation is not worth extracting from, or None when it is.
+
+    "empty": no user prompt, or no answer to any. "trivial": no exchange (a user turn and
+    the assistant's reply to it) reaches 50 characters combined.
+    """
+    statements = [t for t in transcript.turns if t.is_statement and t.text.strip()]
+    users = [t for t in statements if t.speaker == "user"]
+    if not users:
+        return "empty"
+    if not any(t.speaker == "assistant" for t in statements) and len(users) == 1:
+        # A lone prompt with no reply: substantive only if it says enough on its own.
+        return None if len(users[0].text.strip()) >= SUBSTANTIVE_CHARS else "trivial"
+    best = 0
+    pending = 0
+    for turn in statements:
+        if turn.speaker == "user":
+            pending += len(turn.text.strip())
+            best = max(best, pending)
+        else:
+            best = max(best, pending + len(turn.text.strip()))
+            pending = 0
+    return None if best >= SUBSTANTIVE_CHARS else "trivial"
+
+
+def truncate_for_extraction(
+    transcript: Transcript,
+    max_turn_chars: int = MAX_TURN_CHARS,
+    max_total_chars: int = MAX_TOTAL_CHARS,
+) -> tuple[Transcript, int]:
+    """Cap each turn and the whole transcript; returns the cut transcript and how many
+    turns were dropped at the end (noted in a final system turn, as seed 001 does)."""
+    kept: list[Turn] = []
+    total = 0
+    turns = transcript.turns
+    for index, turn in enumerate(turns):
+        text = turn.text
+        if len(text) > max_turn_chars:
+            text = text[:max_turn_chars] + " [...truncated]"
+        if total + len(text) > max_total_chars:
+            dropped = len(turns) - index
+            note = Turn(
+                position=turn.position,
+                speaker="system",
+                kind="command",
+                text=f"[...{dropped} remaining turns truncated for length]",
+            )
+            return replace(transcript, turns=(*kept, note)), dropped
+        total += len(text)
+        kept.append(turn if text is turn.text else replace(turn, text=text))
+    return replace(transcript, turns=tuple(kept)), 0
