@@ -1,0 +1,1 @@
+"""Persistence: SQLModel tables, the database engine, migrations and repositories."""

@@ -1,0 +1,44 @@
+"""The engine-specific operations the store needs."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Protocol
+
+from sqlalchemy import Connection, Engine
+
+
+class Dialect(Protocol):
+    name: str
+    schema_version: int
+
+    def create_engine(self, url: str) -> Engine: ...
+
+    def migrate(self, engine: Engine, backup_dir: Path | None) -> int:
+        """Bring the schema to `schema_version`; returns the version found before."""
+        ...
+
+    def search_item_ids(
+        self,
+        conn: Connection,
+        query: str,
+        *,
+        limit: int,
+        offset: int = 0,
+        category: str | None = None,
+        statuses: tuple[str, ...] = ("active",),
+        match_any: bool = False,
+    ) -> list[tuple[int, float]]:
+        """Item ids best first, with their relevance (higher is better)."""
+        ...
+
+    def search_resource_ids(self, conn: Connection, query: str, *, limit: int) -> list[int]: ...
+
+    def bulk_loading(self, conn: Connection) -> AbstractContextManager[None]:
+        """Inside this, item inserts skip per-row index upkeep; the index is rebuilt after."""
+        ...
+
+    def check_search_index(self, conn: Connection) -> list[str]:
+        """Problems found in the full-text index (empty when healthy)."""
+        ...

@@ -1,0 +1,215 @@
+"""SQLite: pragmas, FTS5 external-content indexes, and `user_version` migrations.
+
+Measured choices (see docs/ARCHITECTURE.md): WAL plus a busy timeout removes "database is
+locked" errors between a reader and a writer; FTS5 with the porter tokenizer answers a
+top-10 query over 100k items in about a millisecond; migrations run in one
+`BEGIN IMMEDIATE` transaction after a backup, because Alembic's batch mode silently
+dropped FTS triggers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlmodel import SQLModel
+
+from memory_app.store import tables  # noqa: F401  (registers the tables on the metadata)
+from memory_app.store.errors import DatabaseTooNewError, StoreError
+from memory_app.store.fts_query import match_expression
+
+TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+_ITEM_FTS = f"""
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    content, tags, content='memory_item', content_rowid='id', tokenize='{TOKENIZER}'
+)"""
+
+_ITEM_TRIGGERS = (
+    """CREATE TRIGGER memory_item_ai AFTER INSERT ON memory_item BEGIN
+        INSERT INTO memory_fts(rowid, content, tags) VALUES (new.id, new.content, new.tags);
+    END""",
+    """CREATE TRIGGER memory_item_ad AFTER DELETE ON memory_item BEGIN
+        INSERT INTO memory_fts(memory_fts, rowid, content, tags)
+        VALUES ('delete', old.id, old.content, old.tags);
+    END""",
+    # Only content and tags are indexed: access-count updates must not churn the index.
+    """CREATE TRIGGER memory_item_au AFTER UPDATE OF content, tags ON memory_item BEGIN
+        INSERT INTO memory_fts(memory_fts, rowid, content, tags)
+        VALUES ('delete', old.id, old.content, old.tags);
+        INSERT INTO memory_fts(rowid, content, tags) VALUES (new.id, new.content, new.tags);
+    END""",
+)
+_ITEM_TRIGGER_NAMES = ("memory_item_ai", "memory_item_ad", "memory_item_au")
+
+_RESOURCE_FTS = f"""
+CREATE VIRTUAL TABLE resource_fts USING fts5(
+    title, text, content='resource', content_rowid='id', tokenize='{TOKENIZER}'
+)"""
+
+_RESOURCE_TRIGGERS = (
+    """CREATE TRIGGER resource_ai AFTER INSERT ON resource BEGIN
+        INSERT INTO resource_fts(rowid, title, text) VALUES (new.id, new.title, new.text);
+    END""",
+    """CREATE TRIGGER resource_ad AFTER DELETE ON resource BEGIN
+        INSERT INTO resource_fts(resource_fts, rowid, title, text)
+        VALUES ('delete', old.id, old.title, old.text);
+    END""",
+)
+
+
+def _v1_initial_schema(conn: Connection) -> None:
+    SQLModel.metadata.create_all(conn)
+    for ddl in (_ITEM_FTS, *_ITEM_TRIGGERS, _RESOURCE_FTS, *_RESOURCE_TRIGGERS):
+        conn.exec_driver_sql(ddl)
+
+
+# Ordered steps: step N brings the schema from version N-1 to N. Append, never edit.
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1_initial_schema,)
+
+
+def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+    # Take over transaction control from the sqlite3 module so BEGIN is ours to issue.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    for pragma in (
+        "PRAGMA journal_mode=WAL",
+        "PRAGMA foreign_keys=ON",
+        "PRAGMA busy_timeout=5000",
+        "PRAGMA synchronous=NORMAL",
+    ):
+        cursor.execute(pragma)
+    cursor.close()
+
+
+def _on_begin(conn: Connection) -> None:
+    # Writers ask for IMMEDIATE so a read lock is never upgraded mid-transaction, which
+    # is the one case the busy timeout cannot resolve.
+    mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+    conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+class SqliteDialect:
+    name = "sqlite"
+    schema_version = len(MIGRATIONS)
+
+    def create_engine(self, url: str) -> Engine:
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 5})
+        event.listen(engine, "connect", _on_connect)
+        event.listen(engine, "begin", _on_begin)
+        return engine
+
+    # -- migrations -------------------------------------------------------------------
+
+    def migrate(self, engine: Engine, backup_dir: Path | None) -> int:
+        with engine.connect() as conn:
+            found = int(conn.exec_driver_sql("PRAGMA user_version").scalar_one())
+        path = engine.url.database or ":memory:"
+        if found > self.schema_version:
+            raise DatabaseTooNewError(path, found, self.schema_version)
+        if found == self.schema_version:
+            return found
+        if found > 0 and backup_dir is not None and path != ":memory:":
+            self._backup(engine, Path(path), backup_dir, found)
+        immediate = engine.execution_options(sqlite_begin="IMMEDIATE")
+        with immediate.begin() as conn:
+            # Re-read inside the lock: another process may have migrated meanwhile.
+            current = int(conn.exec_driver_sql("PRAGMA user_version").scalar_one())
+            for version in range(current + 1, self.schema_version + 1):
+                MIGRATIONS[version - 1](conn)
+            conn.exec_driver_sql(f"PRAGMA user_version = {self.schema_version}")
+        return found
+
+    @staticmethod
+    def _backup(engine: Engine, path: Path, backup_dir: Path, version: int) -> Path:
+        backup_dir.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = backup_dir / f"{path.stem}.v{version}.{stamp}.bak"
+        raw = engine.raw_connection()
+        try:
+            dest = sqlite3.connect(target)
+            try:
+                raw.driver_connection.backup(dest)  # type: ignore[union-attr]
+            finally:
+                dest.close()
+        except sqlite3.Error as exc:
+            target.unlink(missing_ok=True)
+            raise StoreError(f"could not back up {path} before migrating: {exc}") from exc
+        finally:
+            raw.close()
+        return target
+
+    # -- full-text search -------------------------------------------------------------
+
+    def search_item_ids(
+        self,
+        conn: Connection,
+        query: str,
+        *,
+        limit: int,
+        offset: int = 0,
+        category: str | None = None,
+        statuses: tuple[str, ...] = ("active",),
+        match_any: bool = False,
+    ) -> list[tuple[int, float]]:
+        params: dict[str, Any] = {"q": match_expression(query, match_any=match_any)}
+        where = ["memory_fts MATCH :q"]
+        if category is not None:
+            where.append("m.category = :category")
+            params["category"] = category
+        if statuses:
+            names = [f":s{i}" for i in range(len(statuses))]
+            where.append(f"m.status IN ({', '.join(names)})")
+            params.update({f"s{i}": s for i, s in enumerate(statuses)})
+        params["limit"] = limit
+        params["offset"] = offset
+        sql = (
+            "SELECT m.id, bm25(memory_fts, 1.0, 0.5) AS rank "
+            "FROM memory_fts JOIN memory_item AS m ON m.id = memory_fts.rowid "
+            f"WHERE {' AND '.join(where)} ORDER BY rank LIMIT :limit OFFSET :offset"
+        )
+        # bm25 is lower-is-better and negative; flip it so higher means more relevant.
+        return [(row[0], -row[1]) for row in conn.execute(text(sql), params)]
+
+    def search_resource_ids(self, conn: Connection, query: str, *, limit: int) -> list[int]:
+        sql = (
+            "SELECT rowid FROM resource_fts WHERE resource_fts MATCH :q "
+            "ORDER BY bm25(resource_fts) LIMIT :limit"
+        )
+        rows = conn.execute(text(sql), {"q": match_expression(query), "limit": limit})
+        return [row[0] for row in rows]
+
+    @contextmanager
+    def bulk_loading(self, conn: Connection) -> Iterator[None]:
+        """Drop the item triggers, let the caller insert, then rebuild the index once.
+
+        Measured on 100k rows: 12 s through the ORM with triggers, 2.2 s this way. Runs
+        inside the caller's transaction, so a failure restores the triggers too.
+        """
+        for name in _ITEM_TRIGGER_NAMES:
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name}")
+        yield
+        conn.exec_driver_sql("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
+        for ddl in _ITEM_TRIGGERS:
+            conn.exec_driver_sql(ddl)
+
+    def check_search_index(self, conn: Connection) -> list[str]:
+        problems: list[str] = []
+        for table in ("memory_fts", "resource_fts"):
+            try:
+                conn.exec_driver_sql(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+            except Exception as exc:  # sqlite reports corruption as a generic error
+                problems.append(f"{table}: {exc}")
+        names = {
+            row[0]
+            for row in conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='trigger'")
+        }
+        problems.extend(
+            f"missing trigger {name}" for name in _ITEM_TRIGGER_NAMES if name not in names
+        )
+        return problems

@@ -1,0 +1,37 @@
+"""Errors the store raises, each with a message a person can act on."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base class for database problems."""
+
+
+class DatabaseTooNewError(StoreError):
+    """The database was written by a newer version of the app; opening it could lose data."""
+
+    def __init__(self, path: str, found: int, supported: int) -> None:
+        super().__init__(
+            f"{path} uses schema version {found}, but this version of Memory Curator "
+            f"understands up to {supported}. Upgrade Memory Curator; the database was "
+            "left untouched."
+        )
+        self.found = found
+        self.supported = supported
+
+
+class UnsupportedDatabaseError(StoreError):
+    """The database URL names an engine the app cannot use (yet)."""
+
+
+class NotFoundError(StoreError, LookupError):
+    """No row with that id."""
+
+    def __init__(self, what: str, ident: object) -> None:
+        super().__init__(f"no {what} with id {ident}")
+        self.what = what
+        self.ident = ident
+
+
+class EmptyQueryError(StoreError, ValueError):
+    """A search query with no searchable words in it."""

@@ -1,0 +1,31 @@
+"""Turning what a person types into a safe full-text query.
+
+Raw text breaks FTS5 MATCH (`don't`, `C++`, `foo-bar`, a bare `AND`): every word is
+quoted, so operators typed by a person are searched as words, never interpreted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_app.store.errors import EmptyQueryError
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+MAX_TERMS = 32
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct searchable words of a query, in order, lower-cased."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text.lower()):
+        seen.setdefault(word, None)
+    return list(seen)[:MAX_TERMS]
+
+
+def match_expression(text: str, *, match_any: bool = False) -> str:
+    """An FTS5 MATCH expression: all words (or any, for recall-oriented ranking)."""
+    terms = query_terms(text)
+    if not terms:
+        raise EmptyQueryError(f"nothing to search for in {text!r}: type at least one word")
+    quoted = [f'"{t}"' for t in terms]  # \w+ never contains a double quote
+    return (" OR " if match_any else " ").join(quoted)

@@ -1,0 +1,519 @@
+"""Reads and writes of memory items, resources, categories and their audit trail.
+
+Functions take an open Session so the caller decides the unit of work; every change to
+an item goes through `change_item`/`add_item`, which write the audit event that makes
+history and undo possible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from memory_app.domain.categories import Category
+from memory_app.domain.records import (
+    AuditRecord,
+    CategoryInfo,
+    MemoryRecord,
+    ResourceRecord,
+    Stats,
+)
+from memory_app.domain.rendering import TurnSpan
+from memory_app.domain.similarity import NEAR_DUPLICATE, content_key, similarity
+from memory_app.domain.transcripts import Transcript
+from memory_app.store.dialects import Dialect
+from memory_app.store.errors import EmptyQueryError, NotFoundError
+from memory_app.store.tables import (
+    AuditEventRow,
+    CategoryRow,
+    CategorySummaryRow,
+    ConflictRow,
+    MemoryItemRow,
+    ResourceRow,
+    TurnRow,
+    utc_now,
+)
+from memory_app.store.types import UTCDateTime
+
+# The fields a person sees and can change; audit events snapshot exactly these.
+TRACKED_FIELDS = (
+    "content",
+    "category",
+    "type",
+    "confidence",
+    "importance",
+    "scope",
+    "project",
+    "tags",
+    "pinned",
+    "status",
+    "valid_from",
+    "valid_until",
+    "superseded_by",
+    "reinforcement_count",
+    "last_seen_at",
+)
+OPEN_CONFLICT_STATUSES = ("unresolved", "pending_user_review")
+_TIME_FIELDS = {"valid_from", "valid_until", "last_seen_at"}
+
+
+# -- categories ---------------------------------------------------------------------------
+
+
+def ensure_categories(session: Session, defaults: Sequence[Category]) -> None:
+    """Seed the default categories into an empty store (categories are data, not code)."""
+    if session.exec(select(func.count()).select_from(CategoryRow)).one() == 0:
+        for cat in defaults:
+            session.add(
+                CategoryRow(
+                    key=cat.key,
+                    name=cat.name,
+                    description=cat.description,
+                    default_type=cat.default_type,
+                    position=cat.position,
+                )
+            )
+
+
+def categories(session: Session) -> list[Category]:
+    rows = session.exec(select(CategoryRow).order_by(col(CategoryRow.position))).all()
+    return [Category(r.key, r.name, r.description, r.default_type, r.position) for r in rows]
+
+
+def category_infos(session: Session) -> list[CategoryInfo]:
+    counts = dict(
+        session.exec(
+            select(MemoryItemRow.category, func.count())
+            .where(MemoryItemRow.status == "active")
+            .group_by(col(MemoryItemRow.category))
+        ).all()
+    )
+    return [
+        CategoryInfo(c.key, c.name, c.description, c.default_type, c.position, counts.get(c.key, 0))
+        for c in categories(session)
+    ]
+
+
+# -- resources ----------------------------------------------------------------------------
+
+
+def resource_by_hash(session: Session, digest: str) -> ResourceRow | None:
+    return session.exec(select(ResourceRow).where(ResourceRow.content_hash == digest)).first()
+
+
+def add_resource(
+    session: Session,
+    transcript: Transcript,
+    text: str,
+    spans: Sequence[TurnSpan],
+    digest: str,
+    *,
+    redactions: int,
+    extractor: str | None,
+) -> ResourceRow:
+    row = ResourceRow(
+        content_hash=digest,
+        source_kind=transcript.source_kind,
+        source_path=transcript.source_path,
+        session_id=transcript.session_id,
+        parent_session_id=transcript.parent_session_id,
+        branch=transcript.branch,
+        project=transcript.project,
+        title=transcript.title,
+        is_sidechain=transcript.is_sidechain,
+        started_at=transcript.started_at,
+        ended_at=transcript.ended_at,
+        message_count=transcript.message_count,
+        turn_count=len(transcript.turns),
+        text=text,
+        redaction_count=redactions,
+        extractor=extractor,
+    )
+    session.add(row)
+    session.flush()
+    turns = {t.position: t for t in transcript.turns}
+    for span in spans:
+        turn = turns[span.position]
+        session.add(
+            TurnRow(
+                resource_id=row.id,
+                position=span.position,
+                speaker=turn.speaker,
+                kind=turn.kind,
+                start=span.start,
+                end=span.end,
+                source_line=turn.source_line,
+                timestamp=turn.timestamp,
+            )
+        )
+    return row
+
+
+def resource_record(session: Session, row: ResourceRow) -> ResourceRecord:
+    items = session.exec(
+        select(func.count())
+        .select_from(MemoryItemRow)
+        .where(MemoryItemRow.source_resource_id == row.id)
+    ).one()
+    return ResourceRecord(
+        id=row.id or 0,
+        source_kind=row.source_kind,
+        source_path=row.source_path,
+        session_id=row.session_id,
+        branch=row.branch,
+        project=row.project,
+        title=row.title,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        imported_at=row.imported_at,
+        message_count=row.message_count,
+        turn_count=row.turn_count,
+        redaction_count=row.redaction_count,
+        status=row.status,
+        item_count=items,
+    )
+
+
+def source_lines(
+    session: Session, resource_id: int, start: int, end: int
+) -> tuple[int | None, int | None]:
+    """The source-file lines that turns `start`..`end` came from, when known."""
+    rows = session.exec(
+        select(TurnRow.source_line).where(
+            TurnRow.resource_id == resource_id,
+            col(TurnRow.position) >= start,
+            col(TurnRow.position) <= end,
+            col(TurnRow.source_line).is_not(None),
+        )
+    ).all()
+    lines = [line for line in rows if line is not None]
+    return (min(lines), max(lines)) if lines else (None, None)
+
+
+# -- items --------------------------------------------------------------------------------
+
+
+def get_item(session: Session, item_id: int) -> MemoryItemRow:
+    row = session.get(MemoryItemRow, item_id)
+    if row is None:
+        raise NotFoundError("memory", item_id)
+    return row
+
+
+def to_record(row: MemoryItemRow, score: float | None = None) -> MemoryRecord:
+    return MemoryRecord(
+        id=row.id or 0,
+        category=row.category,
+        type=row.type,
+        content=row.content,
+        confidence=row.confidence,
+        importance=row.importance,
+        scope=row.scope,
+        status=row.status,
+        pinned=row.pinned,
+        tags=tuple(row.tags),
+        extracted_at=row.extracted_at,
+        updated_at=row.updated_at,
+        access_count=row.access_count,
+        reinforcement_count=row.reinforcement_count,
+        project=row.project,
+        session_id=row.session_id,
+        context=row.context,
+        source_resource_id=row.source_resource_id,
+        turn_start=row.turn_start,
+        turn_end=row.turn_end,
+        line_start=row.line_start,
+        line_end=row.line_end,
+        extractor=row.extractor,
+        last_accessed_at=row.last_accessed_at,
+        last_seen_at=row.last_seen_at,
+        valid_from=row.valid_from,
+        valid_until=row.valid_until,
+        superseded_by=row.superseded_by,
+        score=score,
+    )
+
+
+def snapshot(row: MemoryItemRow) -> dict[str, Any]:
+    """The tracked fields as JSON-ready values, for audit events."""
+    out: dict[str, Any] = {}
+    for name in TRACKED_FIELDS:
+        value = getattr(row, name)
+        if isinstance(value, datetime):
+            value = value.isoformat()
+        elif isinstance(value, list | tuple):
+            value = list(value)
+        out[name] = value
+    return out
+
+
+def _restore_value(name: str, value: Any) -> Any:
+    if name in _TIME_FIELDS and isinstance(value, str):
+        return datetime.fromisoformat(value)
+    return value
+
+
+def audit(
+    session: Session,
+    *,
+    actor: str,
+    action: str,
+    item_id: int | None,
+    group_id: str | None,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+    note: str | None = None,
+) -> None:
+    session.add(
+        AuditEventRow(
+            actor=actor,
+            action=action,
+            item_id=item_id,
+            group_id=group_id,
+            before=before,
+            after=after,
+            note=note,
+        )
+    )
+
+
+def add_item(
+    session: Session, row: MemoryItemRow, *, actor: str, group_id: str | None
+) -> MemoryItemRow:
+    row.content_key = content_key(row.content)
+    session.add(row)
+    session.flush()
+    audit(
+        session,
+        actor=actor,
+        action="create",
+        item_id=row.id,
+        group_id=group_id,
+        before=None,
+        after=snapshot(row),
+    )
+    return row
+
+
+def change_item(
+    session: Session,
+    row: MemoryItemRow,
+    changes: dict[str, Any],
+    *,
+    actor: str,
+    action: str,
+    group_id: str | None,
+    note: str | None = None,
+) -> MemoryItemRow:
+    """Apply field changes to an item and record them; unchanged values are ignored."""
+    real = {k: v for k, v in changes.items() if getattr(row, k) != v}
+    if not real:
+        return row
+    before = snapshot(row)
+    for name, value in real.items():
+        setattr(row, name, list(value) if name == "tags" else value)
+    if "content" in real:
+        row.content_key = content_key(row.content)
+    row.updated_at = utc_now()
+    session.add(row)
+    session.flush()
+    audit(
+        session,
+        actor=actor,
+        action=action,
+        item_id=row.id,
+        group_id=group_id,
+        before=before,
+        after=snapshot(row),
+        note=note,
+    )
+    return row
+
+
+def find_duplicate(
+    session: Session, dialect: Dialect, category: str, content: str
+) -> MemoryItemRow | None:
+    """An existing item in the category that says the same thing, if any.
+
+    Exact match on the normalized text first (indexed), then near matches among the
+    top full-text candidates: never a scan of the whole category.
+    """
+    key = content_key(content)
+    exact = session.exec(
+        select(MemoryItemRow).where(
+            MemoryItemRow.category == category, MemoryItemRow.content_key == key
+        )
+    ).first()
+    if exact is not None:
+        return exact
+    try:
+        candidates = dialect.search_item_ids(
+            session.connection(),
+            content,
+            limit=10,
+            category=category,
+            statuses=("active", "archived", "deleted", "superseded"),
+            match_any=True,
+        )
+    except EmptyQueryError:
+        return None
+    best: tuple[float, int] | None = None
+    for item_id, _ in candidates:
+        row = session.get(MemoryItemRow, item_id)
+        if row is None:
+            continue
+        score = similarity(content, row.content)
+        if score >= NEAR_DUPLICATE and (best is None or score > best[0]):
+            best = (score, item_id)
+    return session.get(MemoryItemRow, best[1]) if best else None
+
+
+def list_items(
+    session: Session,
+    *,
+    category: str | None = None,
+    statuses: Sequence[str] = ("active",),
+    pinned: bool | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> list[MemoryItemRow]:
+    query = select(MemoryItemRow)
+    if category is not None:
+        query = query.where(MemoryItemRow.category == category)
+    if statuses:
+        query = query.where(col(MemoryItemRow.status).in_(statuses))
+    if pinned is not None:
+        query = query.where(MemoryItemRow.pinned == pinned)
+    query = query.order_by(col(MemoryItemRow.extracted_at).desc(), col(MemoryItemRow.id).desc())
+    return list(session.exec(query.offset(offset).limit(limit)).all())
+
+
+def items_by_ids(session: Session, ids: Iterable[int]) -> dict[int, MemoryItemRow]:
+    wanted = list(ids)
+    if not wanted:
+        return {}
+    rows = session.exec(select(MemoryItemRow).where(col(MemoryItemRow.id).in_(wanted))).all()
+    return {r.id: r for r in rows if r.id is not None}
+
+
+def history(session: Session, item_id: int) -> list[AuditRecord]:
+    rows = session.exec(
+        select(AuditEventRow)
+        .where(AuditEventRow.item_id == item_id)
+        .order_by(col(AuditEventRow.id))
+    ).all()
+    return [
+        AuditRecord(
+            r.id or 0, r.at, r.actor, r.action, r.item_id, r.group_id, r.before, r.after, r.note
+        )
+        for r in rows
+    ]
+
+
+def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
+    """Put every item a group of changes touched back as it was before; returns their ids."""
+    events = session.exec(
+        select(AuditEventRow)
+        .where(AuditEventRow.group_id == group_id, AuditEventRow.action != "undo")
+        .order_by(col(AuditEventRow.id).desc())
+    ).all()
+    touched: list[int] = []
+    undo_id = f"undo:{group_id}"
+    for event in events:
+        if event.item_id is None:
+            continue
+        row = get_item(session, event.item_id)
+        if event.before is None:  # the change created the item: undoing it forgets it
+            restored = {"status": "deleted"}
+        else:
+            restored = {k: _restore_value(k, v) for k, v in event.before.items()}
+        change_item(
+            session, row, restored, actor=actor, action="undo", group_id=undo_id, note=group_id
+        )
+        touched.append(event.item_id)
+    return touched
+
+
+def last_undoable_group(session: Session, actor: str = "user") -> str | None:
+    """The newest group of changes by `actor` that has not been undone yet."""
+    undone = select(AuditEventRow.note).where(AuditEventRow.action == "undo")
+    row = session.exec(
+        select(AuditEventRow.group_id)
+        .where(
+            AuditEventRow.actor == actor,
+            AuditEventRow.action != "undo",
+            col(AuditEventRow.group_id).is_not(None),
+            col(AuditEventRow.group_id).not_in(undone.where(col(AuditEventRow.note).is_not(None))),
+        )
+        .order_by(col(AuditEventRow.id).desc())
+    ).first()
+    return row
+
+
+# -- summaries and stats --------------------------------------------------------------------
+
+
+def save_summary(
+    session: Session, category: str, markdown: str, item_count: int, generator: str
+) -> None:
+    row = session.get(CategorySummaryRow, category)
+    if row is None:
+        row = CategorySummaryRow(category=category, markdown=markdown)
+    row.markdown = markdown
+    row.item_count = item_count
+    row.generator = generator
+    row.updated_at = utc_now()
+    session.add(row)
+
+
+def summary(session: Session, category: str) -> CategorySummaryRow | None:
+    return session.get(CategorySummaryRow, category)
+
+
+def stats(session: Session) -> Stats:
+    by_status = dict(
+        session.exec(
+            select(MemoryItemRow.status, func.count()).group_by(col(MemoryItemRow.status))
+        ).all()
+    )
+    by_category = dict(
+        session.exec(
+            select(MemoryItemRow.category, func.count())
+            .where(MemoryItemRow.status == "active")
+            .group_by(col(MemoryItemRow.category))
+        ).all()
+    )
+    resources = session.exec(select(func.count()).select_from(ResourceRow)).one()
+    cats = session.exec(select(func.count()).select_from(CategoryRow)).one()
+    conflicts = session.exec(
+        select(func.count())
+        .select_from(ConflictRow)
+        .where(col(ConflictRow.status).in_(OPEN_CONFLICT_STATUSES))
+    ).one()
+    last = session.exec(select(func.max(ResourceRow.imported_at))).one()
+    pinned = session.exec(
+        select(func.count())
+        .select_from(MemoryItemRow)
+        .where(MemoryItemRow.pinned == True, MemoryItemRow.status != "deleted")  # noqa: E712
+    ).one()
+    return Stats(
+        items=sum(n for s, n in by_status.items() if s != "deleted"),
+        items_by_status=by_status,
+        items_by_category=by_category,
+        resources=resources,
+        categories=cats,
+        conflicts_open=conflicts,
+        last_memorized=_as_time(last),
+        pinned=pinned,
+    )
+
+
+def _as_time(value: Any) -> datetime | None:
+    # Aggregates bypass the column type, so the stored text comes back raw.
+    if value is None or isinstance(value, datetime):
+        return value
+    return UTCDateTime().process_result_value(value, None)  # type: ignore[arg-type]

@@ -1,0 +1,198 @@
+"""The schema: one coherent merge of seeds 000 (§1), 002 (§2.5), 003 and 004.
+
+Integer primary keys keep FTS5's external-content rowids simple and give people short
+ids to type (`memory-app show 42`).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from memory_app.store.types import UTCDateTime
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _time(nullable: bool = True, index: bool = False) -> Any:
+    return Field(default=None, sa_column=Column(UTCDateTime(), nullable=nullable, index=index))
+
+
+class CategoryRow(SQLModel, table=True):
+    __tablename__ = "category"
+
+    key: str = Field(primary_key=True)
+    name: str
+    description: str = ""
+    default_type: str = "fact"
+    position: int = 0
+
+
+class ResourceRow(SQLModel, table=True):
+    """An imported conversation: immutable once written (seed 000 §1.1)."""
+
+    __tablename__ = "resource"
+
+    id: int | None = Field(default=None, primary_key=True)
+    content_hash: str = Field(unique=True)  # re-importing the same content is a no-op
+    source_kind: str
+    source_path: str | None = None
+    session_id: str | None = Field(default=None, index=True)
+    parent_session_id: str | None = None
+    branch: str | None = None
+    project: str | None = Field(default=None, index=True)
+    title: str | None = None
+    is_sidechain: bool = False
+    started_at: datetime | None = _time()
+    ended_at: datetime | None = _time()
+    imported_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False, index=True)
+    )
+    message_count: int = 0
+    turn_count: int = 0
+    text: str  # the full normalized, redacted conversation
+    redaction_count: int = 0
+    extractor: str | None = None
+    status: str = "memorized"  # memorized | skipped | error
+    status_reason: str | None = None
+
+
+class TurnRow(SQLModel, table=True):
+    """Where each turn sits in its resource's text, for provenance highlighting."""
+
+    __tablename__ = "resource_turn"
+    __table_args__ = (UniqueConstraint("resource_id", "position"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    resource_id: int = Field(foreign_key="resource.id", ondelete="CASCADE")
+    position: int
+    speaker: str
+    kind: str
+    start: int  # character offsets into ResourceRow.text
+    end: int
+    source_line: int | None = None
+    timestamp: datetime | None = _time()
+
+
+class MemoryItemRow(SQLModel, table=True):
+    """A distilled memory (seed 000 §1.2, seed 002 §2.5, seed 003 types, seed 004 validity)."""
+
+    __tablename__ = "memory_item"
+    __table_args__ = (
+        Index("ix_memory_item_category_status", "category", "status"),
+        Index("ix_memory_item_dedupe", "category", "content_key"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    category: str = Field(foreign_key="category.key")
+    type: str = "fact"
+    content: str
+    content_key: str  # normalized content, for write-time deduplication
+    context: str | None = None
+    confidence: float
+    importance: float = 0.5
+    scope: str = "project"  # session | project | global
+    project: str | None = Field(default=None, index=True)
+    session_id: str | None = None
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    source_resource_id: int | None = Field(
+        default=None, foreign_key="resource.id", index=True, ondelete="SET NULL"
+    )
+    turn_start: int | None = None
+    turn_end: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    extractor: str | None = None
+    extracted_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False, index=True)
+    )
+    updated_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )
+    last_accessed_at: datetime | None = _time()
+    last_seen_at: datetime | None = _time()
+    access_count: int = 0
+    reinforcement_count: int = 0
+    pinned: bool = False
+    status: str = Field(default="active", index=True)  # active|archived|superseded|deleted
+    valid_from: datetime | None = _time()
+    valid_until: datetime | None = _time()
+    superseded_by: int | None = Field(default=None, foreign_key="memory_item.id")
+
+
+class CategorySummaryRow(SQLModel, table=True):
+    """The markdown summary of a category (seed 000 §1.3 template)."""
+
+    __tablename__ = "category_summary"
+
+    category: str = Field(primary_key=True, foreign_key="category.key")
+    markdown: str
+    item_count: int = 0
+    generator: str = "deterministic"
+    updated_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )
+
+
+class ConflictRow(SQLModel, table=True):
+    """Contradicting memories awaiting a person's decision (seed 000 §1.4)."""
+
+    __tablename__ = "conflict"
+
+    id: int | None = Field(default=None, primary_key=True)
+    category: str = Field(foreign_key="category.key")
+    status: str = Field(default="unresolved", index=True)
+    detector: str | None = None
+    reason: str | None = None
+    decision: str | None = None
+    notes: str | None = None
+    created_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )
+    resolved_at: datetime | None = _time()
+
+
+class ConflictMemberRow(SQLModel, table=True):
+    __tablename__ = "conflict_member"
+
+    conflict_id: int = Field(foreign_key="conflict.id", primary_key=True, ondelete="CASCADE")
+    item_id: int = Field(foreign_key="memory_item.id", primary_key=True)
+    position: int = 0
+
+
+class MaintenanceRunRow(SQLModel, table=True):
+    __tablename__ = "maintenance_run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str
+    status: str = "running"  # running | success | error | cancelled
+    dry_run: bool = False
+    started_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )
+    finished_at: datetime | None = _time()
+    result: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    error: str | None = None
+
+
+class AuditEventRow(SQLModel, table=True):
+    """One change to one item: who, what, before and after. Undo and history read it."""
+
+    __tablename__ = "audit_event"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False, index=True)
+    )
+    actor: str  # user | extractor | maintenance | system
+    action: str  # create | update | reinforce | delete | restore | ...
+    item_id: int | None = Field(default=None, index=True)
+    group_id: str | None = Field(default=None, index=True)  # one undoable step
+    before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    note: str | None = None
