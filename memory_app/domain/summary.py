@@ -33,19 +33,30 @@ def _stamp(value: datetime | None) -> str:
 
 def render_category_summary(
     category: Category,
-    items: Sequence[MemoryRecord],
+    top_items: Sequence[MemoryRecord],
     now: datetime,
+    *,
+    item_count: int | None = None,
+    confidence_range: tuple[float, float] | None = None,
     open_conflicts: Sequence[str] = (),
     last_review: datetime | None = None,
 ) -> str:
-    """The category's summary markdown from its active items, best first."""
-    ranked = sorted(items, key=_rank, reverse=True)
+    """The category's summary markdown.
+
+    `top_items` are the strongest active items (at most MAX_FACTS are listed); the count
+    and confidence range describe the whole category and default to those of top_items,
+    so large categories never have to be loaded whole.
+    """
+    ranked = sorted(top_items, key=_rank, reverse=True)
+    if item_count is None:
+        item_count = len(ranked)
+    if confidence_range is None and ranked:
+        confidence_range = (min(i.confidence for i in ranked), max(i.confidence for i in ranked))
     lines = [f"# {category.name}", ""]
     lines.append(f"**Last Updated:** {_stamp(now)}  ")
-    lines.append(f"**Item Count:** {len(items)}  ")
-    if items:
-        low = min(i.confidence for i in items)
-        high = max(i.confidence for i in items)
+    lines.append(f"**Item Count:** {item_count}  ")
+    if confidence_range is not None:
+        low, high = confidence_range
         lines.append(f"**Confidence Range:** {low:.2f}-{high:.2f}  ")
     else:
         lines.append("**Confidence Range:** —  ")
@@ -74,20 +85,21 @@ def render_category_summary(
             f"**Source:** {source}",
             "",
         ]
-    if len(ranked) > MAX_FACTS:
-        lines += [f"_…and {len(ranked) - MAX_FACTS} more items in this category._", ""]
+    if item_count > min(len(ranked), MAX_FACTS):
+        more = item_count - min(len(ranked), MAX_FACTS)
+        lines += [f"_…and {more} more items in this category._", ""]
     lines += ["## Contradictions and Conflicts", ""]
     lines += [f"- {c}" for c in open_conflicts] if open_conflicts else ["_None open._"]
     lines += ["", "## Usage Notes", "", category.description, ""]
     return "\n".join(lines)
 
 
-def _narrative(category: Category, ranked: Sequence[MemoryRecord]) -> str:
+def _narrative(category: Category, ranked: Sequence[MemoryRecord], count: int) -> str:
     if not ranked:
         return f"No {category.name.lower()} have been learnt yet."
     tags = Counter(tag for item in ranked for tag in item.tags)
     topics = ", ".join(tag for tag, _ in tags.most_common(4))
     lead = ranked[0].content.rstrip(".")
-    text = f"{len(ranked)} {'memory' if len(ranked) == 1 else 'memories'} so far"
+    text = f"{count} {'memory' if count == 1 else 'memories'} so far"
     text += f", mostly about {topics}." if topics else "."
     return f"{text} The strongest: “{lead}”."

@@ -1,0 +1,290 @@
+"""`memory-app`: the command line. Argument parsing and printing only; the work is in
+MemoryService. With no subcommand it opens the desktop window."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from memory_app import __version__
+from memory_app.config import resolve_settings
+from memory_app.domain.jobs import JobState
+from memory_app.domain.records import ITEM_STATUSES, MemoryRecord
+from memory_app.domain.validation import ValidationError
+from memory_app.service import MemoryService
+from memory_app.store.errors import StoreError
+
+FORMATS = ("claude-code", "text", "markdown")
+
+
+def _common() -> argparse.ArgumentParser:
+    # SUPPRESS lets the same options appear before or after the subcommand.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", default=argparse.SUPPRESS, help="folder holding the store")
+    common.add_argument("--db-url", default=argparse.SUPPRESS, help="database URL (sqlite:///…)")
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="memory-app",
+        description="Memory Curator: the long-term memory of AI coding assistants.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+
+    p = add("import", "import conversations (files or folders) and learn from them")
+    p.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    p.add_argument("--format", choices=FORMATS, help="skip auto-detection")
+
+    p = add("search", "full-text search over memories, best first")
+    p.add_argument("query")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--category")
+    p.add_argument("--status", choices=ITEM_STATUSES, default="active")
+
+    p = add("list", "list memories, newest first")
+    p.add_argument("--category")
+    p.add_argument("--status", choices=ITEM_STATUSES, default="active")
+    p.add_argument("--pinned", action="store_true", help="only pinned memories")
+    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--offset", type=int, default=0)
+
+    p = add("show", "show one memory with its source and history")
+    p.add_argument("id", type=int)
+
+    add("categories", "list categories with their memory counts")
+    add("stats", "counts at a glance")
+
+    p = add("edit", "change a memory")
+    p.add_argument("id", type=int)
+    p.add_argument("--content")
+    p.add_argument("--category")
+    p.add_argument("--confidence", type=float)
+    p.add_argument("--tags", help="comma-separated")
+    pin = p.add_mutually_exclusive_group()
+    pin.add_argument("--pin", dest="pinned", action="store_true", default=None)
+    pin.add_argument("--unpin", dest="pinned", action="store_false")
+
+    p = add("forget", "delete a memory (reversible with restore or undo)")
+    p.add_argument("id", type=int)
+    p = add("restore", "bring back a forgotten memory")
+    p.add_argument("id", type=int)
+    add("undo", "undo your last change")
+    add("gui", "open the desktop window (the default)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    as_json = getattr(args, "json", False)
+    settings = resolve_settings(getattr(args, "data_dir", None), getattr(args, "db_url", None))
+    if args.command in (None, "gui"):
+        from memory_app.gui.app import run_app
+
+        return run_app(settings)
+    handler = _HANDLERS[args.command]
+    try:
+        service = MemoryService.open(settings)
+    except StoreError as exc:
+        return _fail(str(exc), as_json)
+    try:
+        output = handler(service, args)
+    except (ValidationError, StoreError, FileNotFoundError, ValueError) as exc:
+        return _fail(str(exc), as_json)
+    finally:
+        service.close()
+    payload, text = output
+    if as_json:
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    elif text:
+        print(text)
+    return 0
+
+
+def _fail(message: str, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps({"error": message}))
+    else:
+        print(f"memory-app: error: {message}", file=sys.stderr)
+    return 1
+
+
+# -- handlers: each returns (json payload, human text) -------------------------------------
+
+Output = tuple[Any, str]
+
+
+def _import(service: MemoryService, args: argparse.Namespace) -> Output:
+    job = JobState()
+    if sys.stderr.isatty() and not getattr(args, "json", False):
+
+        def show(done: int, total: int, message: str) -> None:
+            print(f"\r[{done}/{total}] {message[:60]:<60}", end="", file=sys.stderr, flush=True)
+
+        job.on_progress = show
+    report = service.import_paths(args.paths, fmt=args.format, job=job)
+    if job.on_progress is not None:
+        print(file=sys.stderr)
+    lines = [
+        f"Files read: {report.files}",
+        f"Conversations added: {report.resources_added}",
+        f"Memories extracted: {report.items_added}",
+        f"Duplicates reinforced: {report.items_reinforced}",
+    ]
+    if report.skipped:
+        lines.append(f"Skipped: {len(report.skipped)}")
+        lines += [f"  {r.source}: {r.reason}" for r in report.skipped]
+    if report.errors:
+        lines.append(f"Errors: {len(report.errors)}")
+        lines += [f"  {r.source}: {r.reason}" for r in report.errors]
+    if report.problems:
+        lines.append(f"Unreadable lines: {len(report.problems)}")
+        lines += [f"  {p}" for p in report.problems]
+    return report.to_json(), "\n".join(lines)
+
+
+def _records(records: list[MemoryRecord], empty: str) -> Output:
+    width = shutil.get_terminal_size((100, 20)).columns
+    lines = []
+    for r in records:
+        head = f"#{r.id:<6} {r.category:<24} {r.confidence:.2f}  {'📌 ' if r.pinned else ''}"
+        body = textwrap.shorten(r.content, max(30, width - len(head) - 1), placeholder="…")
+        lines.append(head + body)
+    return [_brief(r) for r in records], "\n".join(lines) or empty
+
+
+def _brief(r: MemoryRecord) -> dict[str, Any]:
+    keys = ("id", "category", "type", "content", "confidence", "importance", "status", "pinned")
+    data = {k: getattr(r, k) for k in keys}
+    data["tags"] = list(r.tags)
+    data["extracted_at"] = r.extracted_at.isoformat()
+    if r.score is not None:
+        data["score"] = round(r.score, 4)
+    return data
+
+
+def _search(service: MemoryService, args: argparse.Namespace) -> Output:
+    found = service.search(
+        args.query, limit=args.limit, category=args.category, statuses=(args.status,)
+    )
+    return _records(found, "No memories match.")
+
+
+def _list(service: MemoryService, args: argparse.Namespace) -> Output:
+    items = service.list_items(
+        category=args.category,
+        status=args.status,
+        pinned=True if args.pinned else None,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    return _records(items, "No memories yet. Import a conversation: memory-app import PATH")
+
+
+def _show(service: MemoryService, args: argparse.Namespace) -> Output:
+    item = service.get_item(args.id)
+    events = service.item_history(args.id)
+    payload = item.to_json()
+    payload["history"] = [e.to_json() for e in events]
+    lines = [
+        f"Memory #{item.id} ({item.status}{', pinned' if item.pinned else ''})",
+        f"  {item.content}",
+        f"Category:    {item.category} ({item.type})",
+        f"Confidence:  {item.confidence:.2f}   importance {item.importance:.2f}",
+        f"Tags:        {', '.join(item.tags) or '—'}",
+        f"Scope:       {item.scope}{' · ' + item.project if item.project else ''}",
+        f"Extracted:   {item.extracted_at:%Y-%m-%d %H:%M} by {item.extractor or 'hand'}",
+        f"Seen:        {item.reinforcement_count + 1}×, used {item.access_count}×",
+    ]
+    if item.source_resource_id is not None:
+        where = f"conversation #{item.source_resource_id}"
+        if item.turn_start is not None:
+            where += f", turn {item.turn_start}"
+        if item.line_start is not None:
+            where += f", line {item.line_start}"
+        lines.append(f"Source:      {where}")
+    lines.append("History:")
+    lines += [f"  {e.at:%Y-%m-%d %H:%M}  {e.actor:<11} {e.action}" for e in events]
+    return payload, "\n".join(lines)
+
+
+def _categories(service: MemoryService, args: argparse.Namespace) -> Output:
+    cats = service.categories()
+    text = "\n".join(f"{c.key:<26} {c.item_count:>7}  {c.name}" for c in cats)
+    return [c.to_json() for c in cats], text
+
+
+def _stats(service: MemoryService, args: argparse.Namespace) -> Output:
+    s = service.get_stats()
+    last = s.last_memorized.strftime("%Y-%m-%d %H:%M UTC") if s.last_memorized else "never"
+    lines = [
+        f"Memories:        {s.items} ({s.items_by_status.get('active', 0)} active, {s.pinned} pinned)",
+        f"Conversations:   {s.resources}",
+        f"Categories:      {s.categories}",
+        f"Open conflicts:  {s.conflicts_open}",
+        f"Last memorized:  {last}",
+    ]
+    return s.to_json(), "\n".join(lines)
+
+
+def _edit(service: MemoryService, args: argparse.Namespace) -> Output:
+    changes: dict[str, Any] = {}
+    for name in ("content", "category", "confidence", "pinned"):
+        value = getattr(args, name)
+        if value is not None:
+            changes[name] = value
+    if args.tags is not None:
+        changes["tags"] = [t for t in args.tags.split(",") if t.strip()]
+    if not changes:
+        raise ValueError("nothing to change: give --content, --category, --confidence, --tags, --pin or --unpin")
+    item = service.edit_item(args.id, **changes)
+    return _brief(item), f"Updated memory #{item.id}."
+
+
+def _forget(service: MemoryService, args: argparse.Namespace) -> Output:
+    item = service.forget(args.id)
+    return _brief(item), f"Forgot memory #{item.id}. Undo with: memory-app restore {item.id}"
+
+
+def _restore(service: MemoryService, args: argparse.Namespace) -> Output:
+    item = service.restore(args.id)
+    return _brief(item), f"Restored memory #{item.id}."
+
+
+def _undo(service: MemoryService, args: argparse.Namespace) -> Output:
+    ids = service.undo()
+    text = f"Undid the last change to {len(ids)} memories." if ids else "Nothing to undo."
+    return {"undone": ids}, text
+
+
+_HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
+    "import": _import,
+    "search": _search,
+    "list": _list,
+    "show": _show,
+    "categories": _categories,
+    "stats": _stats,
+    "edit": _edit,
+    "forget": _forget,
+    "restore": _restore,
+    "undo": _undo,
+}
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,552 @@
+"""The façade every front end uses (GUI, CLI, later hooks and MCP): seed 000 §5.1.
+
+It owns the memorize pipeline (redact → gate → store resource → extract → deduplicate →
+summarize) and item curation (edit, pin, forget, restore, undo). It returns plain
+records, never ORM rows, and each operation is one unit of work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from memory_app.config import Settings
+from memory_app.domain.categories import DEFAULT_CATEGORIES, Category, default_importance
+from memory_app.domain.gates import skip_reason, truncate_for_extraction
+from memory_app.domain.jobs import JobCancelled, JobState
+from memory_app.domain.records import (
+    AuditRecord,
+    CategoryInfo,
+    ImportReport,
+    MemorizeResult,
+    MemoryRecord,
+    ResourceRecord,
+    Stats,
+)
+from memory_app.domain.redaction import redact, redact_transcript
+from memory_app.domain.rendering import render_transcript
+from memory_app.domain.similarity import reinforced_confidence
+from memory_app.domain.summary import MAX_FACTS, render_category_summary
+from memory_app.domain.transcripts import Transcript
+from memory_app.domain.validation import ValidationError, validate_item_fields
+from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, Extractor
+from memory_app.ingest import UnsupportedFormat, discover, parse_source
+from memory_app.store import repository as repo
+from memory_app.store.database import Database
+from memory_app.store.errors import NotFoundError
+from memory_app.store.tables import MemoryItemRow, ResourceRow
+
+EDITABLE_FIELDS = (
+    "content",
+    "category",
+    "type",
+    "confidence",
+    "importance",
+    "scope",
+    "project",
+    "tags",
+    "pinned",
+    "valid_from",
+    "valid_until",
+)
+
+
+@dataclass(frozen=True)
+class CategoryView:
+    """A category as the browser shows it: its summary and its strongest items."""
+
+    info: CategoryInfo
+    summary_markdown: str
+    items: tuple[MemoryRecord, ...]
+
+
+def _new_group(kind: str) -> str:
+    return f"{kind}:{uuid.uuid4().hex[:12]}"
+
+
+class MemoryService:
+    """Memory operations over one database with one extractor."""
+
+    def __init__(
+        self,
+        db: Database,
+        extractor: Extractor,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.db = db
+        self.extractor = extractor
+        self.clock = clock
+        with db.writing() as session:
+            repo.ensure_categories(session, DEFAULT_CATEGORIES)
+
+    @classmethod
+    def open(cls, settings: Settings, extractor: Extractor | None = None) -> MemoryService:
+        """Open (creating and migrating as needed) the store the settings point at."""
+        if settings.db_url.startswith("sqlite:///"):
+            Path(settings.db_url.removeprefix("sqlite:///")).parent.mkdir(
+                parents=True, exist_ok=True
+            )
+        db = Database(settings.db_url, backup_dir=settings.backup_dir)
+        if extractor is None:
+            from memory_app.extract.offline import OfflineExtractor
+
+            extractor = OfflineExtractor()
+        return cls(db, extractor)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- memorize ---------------------------------------------------------------------
+
+    def import_paths(
+        self,
+        paths: Sequence[Path],
+        *,
+        fmt: str | None = None,
+        job: JobState | None = None,
+    ) -> ImportReport:
+        """Import files or folders (format auto-detected); never stops at one bad file."""
+        job = job or JobState()
+        files = discover(paths)
+        results: list[MemorizeResult] = []
+        problems: list[str] = []
+        touched: set[str] = set()
+        cancelled = False
+        try:
+            for index, path in enumerate(files):
+                job.check()
+                job.report(index, len(files), f"Importing {path.name}")
+                try:
+                    parsed = parse_source(path, fmt)
+                except (UnsupportedFormat, OSError, UnicodeError) as exc:
+                    results.append(MemorizeResult("error", str(path), reason=str(exc)))
+                    continue
+                problems.extend(str(p) for p in parsed.problems)
+                for transcript in parsed.transcripts:
+                    result = self.memorize(transcript, update_summaries=False)
+                    touched.update(result.categories_updated)
+                    results.append(result)
+            job.report(len(files), len(files), "Import finished")
+        except JobCancelled:
+            cancelled = True
+        if touched:
+            self.regenerate_summaries(touched)
+        return ImportReport(
+            files=len(files), results=tuple(results), problems=tuple(problems), cancelled=cancelled
+        )
+
+    def memorize(self, transcript: Transcript, *, update_summaries: bool = True) -> MemorizeResult:
+        """Store one conversation as an immutable resource and learn from it."""
+        source = transcript.source_path or transcript.title or "conversation"
+        if transcript.session_id:
+            source = f"{source} [{transcript.session_id}]"
+        clean, findings = redact_transcript(transcript)
+        reason = skip_reason(clean)
+        if reason is not None:
+            why = {"empty": "empty conversation", "trivial": "trivial conversation"}[reason]
+            return MemorizeResult("skipped", source, reason=why, redactions=len(findings))
+        text, spans = render_transcript(clean)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        with self.db.reading() as session:
+            existing = repo.resource_by_hash(session, digest)
+        if existing is not None:
+            return MemorizeResult(
+                "skipped",
+                source,
+                reason=f"already imported as conversation #{existing.id}",
+                resource_id=existing.id,
+            )
+        with self.db.reading() as session:
+            known = repo.categories(session)
+        cut, _ = truncate_for_extraction(clean)
+        try:
+            extracted = self.extractor.extract(cut, known) if not clean.is_sidechain else []
+        except Exception as exc:  # an extractor failure must never lose the import
+            return MemorizeResult(
+                "error", source, reason=f"{self.extractor.name} extractor failed: {exc}"
+            )
+        group = _new_group("memorize")
+        added: list[int] = []
+        reinforced: list[int] = []
+        suppressed = 0
+        touched: set[str] = set()
+        with self.db.writing() as session:
+            if repo.resource_by_hash(session, digest) is not None:  # imported meanwhile
+                return MemorizeResult("skipped", source, reason="already imported")
+            resource = repo.add_resource(
+                session,
+                clean,
+                text,
+                spans,
+                digest,
+                redactions=len(findings),
+                extractor=self.extractor.name,
+            )
+            by_key = {c.key: c for c in known}
+            for item in extracted:
+                outcome, item_id, category = self._store_extracted(
+                    session, item, clean, resource, by_key, group
+                )
+                if outcome == "added":
+                    added.append(item_id)
+                elif outcome == "reinforced":
+                    reinforced.append(item_id)
+                elif outcome == "suppressed":
+                    suppressed += 1
+                if outcome in ("added", "reinforced"):
+                    touched.add(category)
+            if update_summaries:
+                for key in sorted(touched):
+                    self._write_summary(session, by_key[key])
+        return MemorizeResult(
+            "success" if added or reinforced else "empty",
+            source,
+            reason=None if added or reinforced else "nothing worth remembering was found",
+            resource_id=resource.id,
+            items_added=tuple(added),
+            items_reinforced=tuple(reinforced),
+            items_suppressed=suppressed,
+            redactions=len(findings),
+            categories_updated=tuple(sorted(touched)),
+        )
+
+    def _store_extracted(
+        self,
+        session: Session,
+        item: ExtractedItem,
+        transcript: Transcript,
+        resource: ResourceRow,
+        categories: dict[str, Category],
+        group: str,
+    ) -> tuple[str, int, str]:
+        """Insert a new item, or reinforce the one it duplicates; returns what happened."""
+        category = categories.get(item.category)
+        if category is None or item.confidence < CONFIDENCE_THRESHOLD:
+            return "dropped", 0, item.category
+        content = redact(" ".join(item.content.split())).text
+        memory_type = item.type or category.default_type
+        importance = (
+            item.importance if item.importance is not None else default_importance(memory_type)
+        )
+        now = self.clock()
+        try:
+            validate_item_fields(
+                {
+                    "content": content,
+                    "category": category.key,
+                    "confidence": item.confidence,
+                    "importance": importance,
+                    "type": memory_type,
+                    "tags": list(item.tags),
+                },
+                categories,
+                now,
+            )
+        except ValidationError:
+            return "dropped", 0, category.key
+        duplicate = repo.find_duplicate(session, self.db.dialect, category.key, content)
+        if duplicate is not None and duplicate.id is not None:
+            if duplicate.status in ("deleted", "superseded"):
+                return "suppressed", duplicate.id, category.key
+            repo.change_item(
+                session,
+                duplicate,
+                {
+                    "reinforcement_count": duplicate.reinforcement_count + 1,
+                    "confidence": reinforced_confidence(duplicate.confidence, item.confidence),
+                    "last_seen_at": now,
+                },
+                actor="extractor",
+                action="reinforce",
+                group_id=group,
+                note=f"seen again in conversation #{resource.id}",
+            )
+            return "reinforced", duplicate.id, category.key
+        turn_time = None
+        if item.turn_start is not None:
+            turn_time = next(
+                (t.timestamp for t in transcript.turns if t.position == item.turn_start), None
+            )
+        valid_from = min(turn_time or transcript.started_at or now, now)
+        line_start, line_end = (None, None)
+        if item.turn_start is not None and resource.id is not None:
+            session.flush()
+            line_start, line_end = repo.source_lines(
+                session, resource.id, item.turn_start, item.turn_end or item.turn_start
+            )
+        row = MemoryItemRow(
+            category=category.key,
+            type=memory_type,
+            content=content,
+            content_key="",
+            context=item.context,
+            confidence=item.confidence,
+            importance=importance,
+            scope="project" if transcript.project else "global",
+            project=transcript.project,
+            session_id=transcript.session_id,
+            tags=sorted(set(item.tags)),
+            source_resource_id=resource.id,
+            turn_start=item.turn_start,
+            turn_end=item.turn_end,
+            line_start=line_start,
+            line_end=line_end,
+            extractor=self.extractor.name,
+            extracted_at=now,
+            updated_at=now,
+            last_seen_at=now,
+            valid_from=valid_from,
+        )
+        repo.add_item(session, row, actor="extractor", group_id=group)
+        return "added", row.id or 0, category.key
+
+    # -- category summaries -----------------------------------------------------------
+
+    def regenerate_summaries(self, keys: Iterable[str] | None = None) -> list[str]:
+        """Rebuild category summaries deterministically from their items."""
+        with self.db.writing() as session:
+            cats = {c.key: c for c in repo.categories(session)}
+            wanted = sorted(cats) if keys is None else sorted(set(keys) & set(cats))
+            for key in wanted:
+                self._write_summary(session, cats[key])
+        return wanted
+
+    def _write_summary(self, session: Session, category: Category) -> None:
+        active = (MemoryItemRow.category == category.key, MemoryItemRow.status == "active")
+        count, low, high = session.exec(
+            select(
+                func.count(), func.min(MemoryItemRow.confidence), func.max(MemoryItemRow.confidence)
+            ).where(*active)
+        ).one()
+        top = session.exec(
+            select(MemoryItemRow)
+            .where(*active)
+            .order_by(
+                col(MemoryItemRow.pinned).desc(),
+                (col(MemoryItemRow.confidence) * col(MemoryItemRow.importance)).desc(),
+                col(MemoryItemRow.reinforcement_count).desc(),
+            )
+            .limit(MAX_FACTS)
+        ).all()
+        markdown = render_category_summary(
+            category,
+            [repo.to_record(r) for r in top],
+            self.clock(),
+            item_count=count,
+            confidence_range=(low, high) if count else None,
+        )
+        repo.save_summary(session, category.key, markdown, count, "deterministic")
+
+    # -- reading ----------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        category: str | None = None,
+        statuses: Sequence[str] = ("active",),
+    ) -> list[MemoryRecord]:
+        """Full-text search, best first; all words must match, else any word may."""
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        with self.db.reading() as session:
+            if category is not None:
+                self._require_category(session, category)
+            conn = session.connection()
+            hits = self.db.dialect.search_item_ids(
+                conn, query, limit=limit, category=category, statuses=tuple(statuses)
+            )
+            if not hits:
+                hits = self.db.dialect.search_item_ids(
+                    conn,
+                    query,
+                    limit=limit,
+                    category=category,
+                    statuses=tuple(statuses),
+                    match_any=True,
+                )
+            rows = repo.items_by_ids(session, [i for i, _ in hits])
+            return [repo.to_record(rows[i], score) for i, score in hits if i in rows]
+
+    def list_items(
+        self,
+        *,
+        category: str | None = None,
+        status: str | None = "active",
+        pinned: bool | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MemoryRecord]:
+        with self.db.reading() as session:
+            if category is not None:
+                self._require_category(session, category)
+            if status is not None:
+                validate_item_fields({"status": status}, ())
+            statuses = (status,) if status else ()
+            rows = repo.list_items(
+                session,
+                category=category,
+                statuses=statuses,
+                pinned=pinned,
+                limit=limit,
+                offset=offset,
+            )
+            return [repo.to_record(r) for r in rows]
+
+    def get_item(self, item_id: int) -> MemoryRecord:
+        with self.db.reading() as session:
+            return repo.to_record(repo.get_item(session, item_id))
+
+    def item_history(self, item_id: int) -> list[AuditRecord]:
+        with self.db.reading() as session:
+            repo.get_item(session, item_id)
+            return repo.history(session, item_id)
+
+    def categories(self) -> list[CategoryInfo]:
+        with self.db.reading() as session:
+            return repo.category_infos(session)
+
+    def get_category(self, key: str, *, limit: int = 100) -> CategoryView:
+        with self.db.reading() as session:
+            self._require_category(session, key)
+            info = next(c for c in repo.category_infos(session) if c.key == key)
+            summary = repo.summary(session, key)
+            rows = repo.list_items(session, category=key, limit=limit)
+            markdown = summary.markdown if summary else ""
+            return CategoryView(info, markdown, tuple(repo.to_record(r) for r in rows))
+
+    def get_stats(self) -> Stats:
+        with self.db.reading() as session:
+            return repo.stats(session)
+
+    def get_status(self) -> dict[str, Any]:
+        """A cheap health check: the store opens and answers."""
+        stats = self.get_stats()
+        return {
+            "state": "ready",
+            "items": stats.items,
+            "last_memorized": stats.last_memorized,
+            "database": str(self.db.path or self.db.url),
+        }
+
+    def resources(self, *, limit: int = 100, offset: int = 0) -> list[ResourceRecord]:
+        with self.db.reading() as session:
+            rows = session.exec(
+                select(ResourceRow)
+                .order_by(col(ResourceRow.imported_at).desc(), col(ResourceRow.id).desc())
+                .offset(offset)
+                .limit(limit)
+            ).all()
+            return [repo.resource_record(session, r) for r in rows]
+
+    def get_resource(self, resource_id: int) -> tuple[ResourceRecord, str]:
+        """A conversation's record and its full normalized text."""
+        with self.db.reading() as session:
+            row = session.get(ResourceRow, resource_id)
+            if row is None:
+                raise NotFoundError("conversation", resource_id)
+            return repo.resource_record(session, row), row.text
+
+    # -- curation ---------------------------------------------------------------------
+
+    def edit_item(self, item_id: int, **changes: Any) -> MemoryRecord:
+        """Change what a person may change; every field is validated first."""
+        unknown = set(changes) - set(EDITABLE_FIELDS)
+        if unknown:
+            raise ValidationError({name: "this field cannot be edited" for name in unknown})
+        if "tags" in changes:
+            changes["tags"] = sorted({t.strip().lower() for t in changes["tags"] if t.strip()})
+        if "content" in changes and isinstance(changes["content"], str):
+            changes["content"] = changes["content"].strip()
+        with self.db.writing() as session:
+            row = repo.get_item(session, item_id)
+            cats = {c.key for c in repo.categories(session)}
+            merged = {"valid_from": row.valid_from, "valid_until": row.valid_until, **changes}
+            validate_item_fields(merged, cats, self.clock())
+            old_category = row.category
+            repo.change_item(
+                session, row, changes, actor="user", action="update", group_id=_new_group("edit")
+            )
+            self._refresh_summaries(session, {old_category, row.category})
+            return repo.to_record(row)
+
+    def set_pinned(self, item_id: int, pinned: bool) -> MemoryRecord:
+        return self._set(item_id, {"pinned": pinned}, "pin" if pinned else "unpin")
+
+    def forget(self, item_id: int) -> MemoryRecord:
+        """Soft delete: the item leaves search and context but can be restored."""
+        return self._set(item_id, {"status": "deleted"}, "delete")
+
+    def restore(self, item_id: int) -> MemoryRecord:
+        with self.db.reading() as session:
+            if repo.get_item(session, item_id).status != "deleted":
+                raise ValidationError({"status": f"memory {item_id} is not deleted"})
+        return self._set(item_id, {"status": "active"}, "restore")
+
+    def bulk_set(self, item_ids: Sequence[int], action: str, **changes: Any) -> list[int]:
+        """One undoable step over many items (bulk delete, pin, re-categorize)."""
+        group = _new_group(action)
+        with self.db.writing() as session:
+            cats = {c.key for c in repo.categories(session)}
+            validate_item_fields(changes, cats, self.clock())
+            touched: set[str] = set()
+            for item_id in item_ids:
+                row = repo.get_item(session, item_id)
+                touched.add(row.category)  # before: a re-categorized item leaves it
+                repo.change_item(session, row, changes, actor="user", action=action, group_id=group)
+                touched.add(row.category)
+            self._refresh_summaries(session, touched)
+        return list(item_ids)
+
+    def clear_category(self, key: str) -> int:
+        """Forget every active item of a category, as one undoable step."""
+        with self.db.reading() as session:
+            self._require_category(session, key)
+            ids = [r.id for r in repo.list_items(session, category=key, limit=10**9) if r.id]
+        self.bulk_set(ids, "delete", status="deleted")
+        return len(ids)
+
+    def undo(self) -> list[int]:
+        """Undo the person's last change (edit, delete, bulk action); returns item ids."""
+        with self.db.writing() as session:
+            group = repo.last_undoable_group(session, actor="user")
+            if group is None:
+                return []
+            touched = repo.undo_group(session, group, actor="user")
+            cats = {repo.get_item(session, i).category for i in touched}
+            self._refresh_summaries(session, cats)
+            return touched
+
+    def _set(self, item_id: int, changes: dict[str, Any], action: str) -> MemoryRecord:
+        with self.db.writing() as session:
+            row = repo.get_item(session, item_id)
+            repo.change_item(
+                session, row, changes, actor="user", action=action, group_id=_new_group(action)
+            )
+            self._refresh_summaries(session, {row.category})
+            return repo.to_record(row)
+
+    def _refresh_summaries(self, session: Session, keys: Iterable[str]) -> None:
+        cats = {c.key: c for c in repo.categories(session)}
+        for key in sorted(set(keys)):
+            if key in cats:
+                self._write_summary(session, cats[key])
+
+    @staticmethod
+    def _require_category(session: Session, key: str) -> None:
+        known = [c.key for c in repo.categories(session)]
+        if key not in known:
+            raise ValidationError(
+                {"category": f"unknown category {key!r}; known: {', '.join(known)}"}
+            )
+

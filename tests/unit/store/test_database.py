@@ -1,0 +1,209 @@
+"""The SQLite dialect: pragmas, migrations, FTS5 triggers and query sanitizing."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from memory_app.store.database import Database
+from memory_app.store.dialects import sqlite as sqlite_dialect
+from memory_app.store.errors import DatabaseTooNewError, EmptyQueryError, UnsupportedDatabaseError
+from memory_app.store.fts_query import match_expression
+from memory_app.store.tables import CategoryRow, MemoryItemRow
+
+
+def make_db(tmp_path: Path, name: str = "memory.db") -> Database:
+    return Database(f"sqlite:///{tmp_path / name}", backup_dir=tmp_path / "backups")
+
+
+def add_item(db: Database, content: str, **extra: object) -> int:
+    with db.writing() as session:
+        if session.get(CategoryRow, "coding_preferences") is None:
+            session.add(CategoryRow(key="coding_preferences", name="Coding preferences"))
+            session.flush()
+        row = MemoryItemRow(
+            category="coding_preferences",
+            content=content,
+            content_key=content.lower(),
+            confidence=0.9,
+            **extra,
+        )
+        session.add(row)
+        session.flush()
+        assert row.id is not None
+        return row.id
+
+
+def search(db: Database, query: str, **kwargs: object) -> list[int]:
+    with db.reading() as session:
+        hits = db.dialect.search_item_ids(session.connection(), query, limit=10, **kwargs)
+    return [item_id for item_id, _ in hits]
+
+
+def test_connections_use_the_measured_pragmas(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    with db.reading() as session:
+        pragma = {
+            name: session.execute(text(f"PRAGMA {name}")).scalar()
+            for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous", "user_version")
+        }
+    assert pragma == {
+        "journal_mode": "wal",
+        "foreign_keys": 1,
+        "busy_timeout": 5000,
+        "synchronous": 1,  # NORMAL
+        "user_version": sqlite_dialect.SqliteDialect.schema_version,
+    }
+
+
+def test_reopening_does_not_migrate_again(tmp_path: Path) -> None:
+    make_db(tmp_path).close()
+    again = make_db(tmp_path)
+    assert again.previous_version == sqlite_dialect.SqliteDialect.schema_version
+    assert not (tmp_path / "backups").exists()
+
+
+def test_a_database_from_a_newer_version_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    make_db(tmp_path).close()
+    path = tmp_path / "memory.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(DatabaseTooNewError, match="schema version 99") as caught:
+        make_db(tmp_path)
+    assert "Upgrade Memory Curator" in str(caught.value)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_migrating_backs_up_first_and_keeps_data_and_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = make_db(tmp_path)
+    item = add_item(db, "Prefer pathlib over os.path")
+    db.close()
+
+    def add_column(conn: object) -> None:
+        conn.exec_driver_sql("ALTER TABLE memory_item ADD COLUMN note_v2 TEXT")  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(sqlite_dialect, "MIGRATIONS", (*sqlite_dialect.MIGRATIONS, add_column))
+    monkeypatch.setattr(sqlite_dialect.SqliteDialect, "schema_version", 2)
+    upgraded = make_db(tmp_path)
+    assert upgraded.previous_version == 1
+    backups = list((tmp_path / "backups").glob("memory.v1.*.bak"))
+    assert len(backups) == 1
+    with sqlite3.connect(backups[0]) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("SELECT content FROM memory_item").fetchall() == [
+            ("Prefer pathlib over os.path",)
+        ]
+    assert search(upgraded, "pathlib") == [item]
+    with upgraded.reading() as session:
+        assert session.execute(text("PRAGMA user_version")).scalar() == 2
+        session.execute(text("SELECT note_v2 FROM memory_item")).all()
+
+
+def test_only_sqlite_urls_are_accepted_for_now() -> None:
+    with pytest.raises(UnsupportedDatabaseError, match="'postgresql' is not supported yet"):
+        Database("postgresql://localhost/memory")
+
+
+def test_fts_follows_inserts_updates_and_deletes(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    first = add_item(db, "Always use async/await, never .then() chains")
+    second = add_item(db, "Indent with four spaces")
+    assert search(db, "await") == [first]
+    assert search(db, "chaining") == [first]  # porter stemming
+    with db.writing() as session:
+        row = session.get(MemoryItemRow, second)
+        assert row is not None
+        row.content = "Indent with tabs"
+        session.add(row)
+    assert search(db, "spaces") == []
+    assert search(db, "tabs") == [second]
+    with db.writing() as session:
+        session.delete(session.get(MemoryItemRow, first))
+    assert search(db, "await") == []
+    with db.reading() as session:
+        assert db.dialect.check_search_index(session.connection()) == []
+
+
+def test_status_and_category_filters(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    active = add_item(db, "Use ruff for linting")
+    gone = add_item(db, "Use flake8 for linting", status="deleted")
+    assert search(db, "linting") == [active]
+    assert set(search(db, "linting", statuses=("active", "deleted"))) == {active, gone}
+    assert search(db, "linting", category="bug_patterns") == []
+
+
+@pytest.mark.parametrize(
+    "query", ["don't", "C++", "foo-bar", "AND", "OR NOT", '"unbalanced', "NEAR(a b)", "col:val*"]
+)
+def test_raw_user_text_never_breaks_match(tmp_path: Path, query: str) -> None:
+    db = make_db(tmp_path)
+    add_item(db, "don't write C++ like foo-bar AND stuff near col val")
+    assert isinstance(search(db, query, match_any=True), list)
+
+
+def test_every_word_is_quoted() -> None:
+    assert match_expression("Don't use C++") == '"don" "t" "use" "c"'
+    assert match_expression("tabs spaces", match_any=True) == '"tabs" OR "spaces"'
+    with pytest.raises(EmptyQueryError, match="type at least one word"):
+        match_expression("  -- ** ")
+
+
+def test_bulk_loading_rebuilds_the_index_and_restores_triggers(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    add_item(db, "seed row so the category exists")
+    with db.writing() as session:
+        conn = session.connection()
+        with db.dialect.bulk_loading(conn):
+            conn.execute(
+                MemoryItemRow.__table__.insert(),  # type: ignore[attr-defined]
+                [
+                    {
+                        "category": "coding_preferences",
+                        "type": "fact",
+                        "content": f"bulk memory number {n} about widgets",
+                        "content_key": f"bulk {n}",
+                        "confidence": 0.8,
+                        "importance": 0.5,
+                        "scope": "global",
+                        "tags": [],
+                        "extracted_at": datetime(2026, 1, 1, tzinfo=UTC),
+                        "updated_at": datetime(2026, 1, 1, tzinfo=UTC),
+                        "access_count": 0,
+                        "reinforcement_count": 0,
+                        "pinned": False,
+                        "status": "active",
+                    }
+                    for n in range(50)
+                ],
+            )
+    assert len(search(db, "widgets")) == 10
+    later = add_item(db, "inserted after the bulk load about gadgets")
+    assert search(db, "gadgets") == [later]
+    with db.reading() as session:
+        assert db.dialect.check_search_index(session.connection()) == []
+
+
+def test_naive_datetimes_are_rejected(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    with pytest.raises(Exception, match="naive datetime"):
+        add_item(db, "when?", extracted_at=datetime(2026, 1, 1))  # noqa: DTZ001
+
+
+def test_datetimes_round_trip_with_their_zone(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    stamp = datetime(2026, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
+    item = add_item(db, "timestamped", extracted_at=stamp)
+    with db.reading() as session:
+        row = session.get(MemoryItemRow, item)
+        assert row is not None
+        assert row.extracted_at == stamp
+        assert row.extracted_at.tzinfo is not None
