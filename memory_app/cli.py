@@ -233,8 +233,9 @@ def _categories(service: MemoryService, args: argparse.Namespace) -> Output:
 def _stats(service: MemoryService, args: argparse.Namespace) -> Output:
     s = service.get_stats()
     last = s.last_memorized.strftime("%Y-%m-%d %H:%M UTC") if s.last_memorized else "never"
+    active = s.items_by_status.get("active", 0)
     lines = [
-        f"Memories:        {s.items} ({s.items_by_status.get('active', 0)} active, {s.pinned} pinned)",
+        f"Memories:        {s.items} ({active} active, {s.pinned} pinned)",
         f"Conversations:   {s.resources}",
         f"Categories:      {s.categories}",
         f"Open conflicts:  {s.conflicts_open}",
@@ -252,7 +253,9 @@ def _edit(service: MemoryService, args: argparse.Namespace) -> Output:
     if args.tags is not None:
         changes["tags"] = [t for t in args.tags.split(",") if t.strip()]
     if not changes:
-        raise ValueError("nothing to change: give --content, --category, --confidence, --tags, --pin or --unpin")
+        raise ValueError(
+            "nothing to change: give --content, --category, --confidence, --tags, --pin or --unpin"
+        )
     item = service.edit_item(args.id, **changes)
     return _brief(item), f"Updated memory #{item.id}."
 

@@ -21,17 +21,22 @@ def skip_reason(transcript: Transcript) -> str | None:
     "empty": no user prompt, or no answer to any. "trivial": no exchange (a user turn and
     the assistant's reply to it) reaches 50 characters combined.
     """
-    statements = [t for t in transcript.turns if t.is_statement and t.text.strip()]
-    users = [t for t in statements if t.speaker == "user"]
+    # A sub-agent's prompts come from the orchestrating agent: they count as prompts here.
+    statements = [
+        t
+        for t in transcript.turns
+        if t.kind == "message" and t.speaker in ("user", "agent", "assistant") and t.text.strip()
+    ]
+    users = [t for t in statements if t.speaker != "assistant"]
     if not users:
         return "empty"
-    if not any(t.speaker == "assistant" for t in statements) and len(users) == 1:
+    if len(statements) == len(users) == 1:
         # A lone prompt with no reply: substantive only if it says enough on its own.
         return None if len(users[0].text.strip()) >= SUBSTANTIVE_CHARS else "trivial"
     best = 0
     pending = 0
     for turn in statements:
-        if turn.speaker == "user":
+        if turn.speaker != "assistant":
             pending += len(turn.text.strip())
             best = max(best, pending)
         else:

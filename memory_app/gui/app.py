@@ -32,7 +32,8 @@ class OverviewWindow(QMainWindow):
         hint = QLabel(
             "Import conversations from a terminal with "
             "<code>memory-app import ~/.claude/projects</code>; "
-            f"<code>memory-app --help</code> lists every command.<br><small>Store: {database}</small>"
+            "<code>memory-app --help</code> lists every command."
+            f"<br><small>Store: {database}</small>"
         )
         hint.setWordWrap(True)
         for widget in (title, self.summary, hint):

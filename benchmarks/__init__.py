@@ -1,0 +1,1 @@
+"""Performance and quality benchmarks: `python -m benchmarks` (or `make bench`)."""

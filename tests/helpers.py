@@ -1,0 +1,44 @@
+"""Builders shared by tests: conversations and a scripted extractor."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from memory_app.domain.categories import Category
+from memory_app.domain.transcripts import Transcript, Turn
+from memory_app.extract.base import ExtractedItem
+
+
+def conversation(*exchanges: tuple[str, str], session: str = "s1", **meta: object) -> Transcript:
+    """A transcript of (user, assistant) exchanges, one minute apart."""
+    start = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
+    turns: list[Turn] = []
+    for user, assistant in exchanges:
+        for speaker, text in (("user", user), ("assistant", assistant)):
+            if text:
+                at = start + timedelta(minutes=len(turns))
+                turns.append(Turn(len(turns), speaker, text, timestamp=at))
+    return Transcript(
+        source_kind="text",
+        turns=tuple(turns),
+        session_id=session,
+        started_at=start,
+        ended_at=start + timedelta(minutes=len(turns)),
+        **meta,  # type: ignore[arg-type]
+    )
+
+
+@dataclass
+class ScriptedExtractor:
+    """Returns prepared items, to test what the pipeline does with an extractor's output."""
+
+    items: list[ExtractedItem] = field(default_factory=list)
+    fail_with: Exception | None = None
+    name: str = "scripted"
+
+    def extract(self, transcript: Transcript, categories: Sequence[Category]) -> list[ExtractedItem]:
+        if self.fail_with is not None:
+            raise self.fail_with
+        return list(self.items)
