@@ -61,7 +61,13 @@ def render_category_summary(
     else:
         lines.append("**Confidence Range:** —  ")
     review = f"User review at {_stamp(last_review)}" if last_review else "Not reviewed yet"
-    lines += [f"**Last Review:** {review}", "", "## Summary", "", _narrative(category, ranked)]
+    lines += [
+        f"**Last Review:** {review}",
+        "",
+        "## Summary",
+        "",
+        _narrative(category, ranked, item_count),
+    ]
     lines += ["", "## Key Facts", ""]
     if not ranked:
         lines += ["_No entries yet._", ""]
