@@ -1,7 +1,7 @@
 """Run benchmarks and write their figures to benchmarks/results/<name>.json.
 
-    python -m benchmarks                # every benchmark
-    python -m benchmarks store --items 20000
+python -m benchmarks                # every benchmark
+python -m benchmarks store --items 20000
 """
 
 from __future__ import annotations

@@ -549,4 +549,3 @@ class MemoryService:
             raise ValidationError(
                 {"category": f"unknown category {key!r}; known: {', '.join(known)}"}
             )
-

@@ -38,7 +38,9 @@ class ScriptedExtractor:
     fail_with: Exception | None = None
     name: str = "scripted"
 
-    def extract(self, transcript: Transcript, categories: Sequence[Category]) -> list[ExtractedItem]:
+    def extract(
+        self, transcript: Transcript, categories: Sequence[Category]
+    ) -> list[ExtractedItem]:
         if self.fail_with is not None:
             raise self.fail_with
         return list(self.items)

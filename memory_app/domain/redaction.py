@@ -123,7 +123,7 @@ _NON_SECRETS = frozenset(
 )
 # Words that follow a flag's name in prose ("pass --token and the id"), not values.
 _PROSE_WORDS = frozenset(
-    "and or to the is was are be flag option argument with for in of if on when instead "  # noqa: SIM905
+    "and or to the is was are be flag option argument with for in of if on when instead "
     "only must should can will not as at from that this which".split()
 )
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")

@@ -22,5 +22,3 @@ def service(settings: Settings) -> Iterator[MemoryService]:
     svc = MemoryService.open(settings, OfflineExtractor())
     yield svc
     svc.close()
-
-

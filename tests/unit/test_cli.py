@@ -83,7 +83,9 @@ def test_edit_forget_restore_undo(
     run_json(capsys, data, "import", str(chat_file))
     (item,) = run_json(capsys, data, "list")  # type: ignore[misc]
     ident = str(item["id"])
-    edited = run_json(capsys, data, "edit", ident, "--confidence", "0.8", "--pin", "--tags", "ts,async")
+    edited = run_json(
+        capsys, data, "edit", ident, "--confidence", "0.8", "--pin", "--tags", "ts,async"
+    )
     assert isinstance(edited, dict)
     assert edited["confidence"] == 0.8 and edited["pinned"] and edited["tags"] == ["async", "ts"]
     code, _, err = run(capsys, data, "edit", ident, "--confidence", "7")
@@ -98,7 +100,9 @@ def test_edit_forget_restore_undo(
     assert undone == {"undone": [item["id"]]}
 
 
-def test_errors_are_clear_and_exit_nonzero(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_errors_are_clear_and_exit_nonzero(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     data = tmp_path / "data"
     code, _, err = run(capsys, data, "show", "42")
     assert code == 1 and err.strip() == "memory-app: error: no memory with id 42"
@@ -138,7 +142,10 @@ def test_module_and_console_script_entry_points(tmp_path: Path) -> None:
     env = {**os.environ, "MEMORY_APP_DATA_DIR": str(tmp_path / "d")}
     module = subprocess.run(
         [sys.executable, "-m", "memory_app", "stats", "--json"],
-        capture_output=True, text=True, env=env, check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
     assert json.loads(module.stdout)["items"] == 0
     script = Path(sys.executable).with_name("memory-app")

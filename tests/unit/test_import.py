@@ -104,7 +104,7 @@ def test_an_unsupported_file_is_reported_and_others_still_import(
 
 
 def test_missing_paths_fail_clearly(service: MemoryService, tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="nowhere.jsonl"):
+    with pytest.raises(FileNotFoundError, match=r"nowhere\.jsonl"):
         service.import_paths([tmp_path / "nowhere.jsonl"])
 
 

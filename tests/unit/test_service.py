@@ -106,12 +106,22 @@ def test_write_time_dedupe_uses_near_matches_within_a_category(settings: Setting
     )
     svc = MemoryService.open(settings, extractor)
     try:
-        svc.memorize(conversation(("Use pathlib please, it is much nicer to read", "ok"), session="a"))
+        svc.memorize(
+            conversation(
+                ("Use pathlib please, it is much nicer to read.", "Will do, pathlib it is.")
+            )
+        )
         extractor.items = [
             ExtractedItem("coding_preferences", "Prefer pathlib over os.path for file paths.", 0.9),
-            ExtractedItem("implementation_notes", "Prefer pathlib over os.path for file paths", 0.8),
+            ExtractedItem(
+                "implementation_notes", "Prefer pathlib over os.path for file paths", 0.8
+            ),
         ]
-        result = svc.memorize(conversation(("pathlib again, not os.path, for all paths", "ok"), session="b"))
+        result = svc.memorize(
+            conversation(
+                ("pathlib again, not os.path, for all paths", "Sure, switching to pathlib.")
+            )
+        )
         assert len(result.items_reinforced) == 1  # same category: reinforced
         assert len(result.items_added) == 1  # other category: a memory of its own
         pref = svc.list_items(category="coding_preferences")
@@ -156,9 +166,8 @@ def test_forgotten_memories_are_not_relearnt(service: MemoryService) -> None:
     service.memorize(ASYNC_CHAT)
     (item,) = service.list_items()
     service.forget(item.id)
-    again = dataclasses.replace(
-        ASYNC_CHAT, session_id="s9", turns=(*ASYNC_CHAT.turns, *SMALL_TALK.turns[:1])
-    )
+    extra = dataclasses.replace(SMALL_TALK.turns[0], position=len(ASYNC_CHAT.turns))
+    again = dataclasses.replace(ASYNC_CHAT, session_id="s9", turns=(*ASYNC_CHAT.turns, extra))
     result = service.memorize(again)
     assert result.items_suppressed == 1
     assert service.list_items() == []
@@ -187,8 +196,11 @@ def test_editing_validates_every_field(service: MemoryService) -> None:
     assert set(caught.value.errors) == {"confidence", "content", "category"}
     assert "between 0 and 1" in caught.value.errors["confidence"]
     edited = service.edit_item(
-        item.id, content="Use async/await; no .then() chains", category="project_conventions",
-        tags=["TypeScript", " async "], pinned=True,
+        item.id,
+        content="Use async/await; no .then() chains",
+        category="project_conventions",
+        tags=["TypeScript", " async "],
+        pinned=True,
     )
     assert edited.category == "project_conventions"
     assert edited.tags == ("async", "typescript")
@@ -214,8 +226,10 @@ def test_unknown_ids_and_categories_give_clear_errors(service: MemoryService) ->
 
 def test_bulk_changes_are_one_undoable_step(settings: Settings) -> None:
     extractor = ScriptedExtractor(
-        [ExtractedItem("bug_patterns", f"Bug number {n}: the cache key missed the locale", 0.9)
-         for n in range(3)]
+        [
+            ExtractedItem("bug_patterns", f"Bug number {n}: the cache key missed the locale", 0.9)
+            for n in range(3)
+        ]
     )
     svc = MemoryService.open(settings, extractor)
     try:

@@ -7,9 +7,7 @@ from memory_app.domain.transcripts import Transcript, Turn
 
 
 def transcript(*turns: tuple[str, str] | Turn) -> Transcript:
-    built = [
-        t if isinstance(t, Turn) else Turn(i, t[0], t[1]) for i, t in enumerate(turns)
-    ]
+    built = [t if isinstance(t, Turn) else Turn(i, t[0], t[1]) for i, t in enumerate(turns)]
     return Transcript("text", tuple(built))
 
 

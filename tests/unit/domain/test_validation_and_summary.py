@@ -32,7 +32,7 @@ KNOWN = {c.key for c in DEFAULT_CATEGORIES}
         ({"scope": "team"}, "scope", "one of session, project, global"),
         ({"tags": ["ok", ""]}, "tags", "non-empty words"),
         ({"extracted_at": NOW + timedelta(days=1)}, "extracted_at", "in the future"),
-        ({"extracted_at": datetime(2026, 1, 1)}, "extracted_at", "timezone-aware"),  # noqa: DTZ001
+        ({"extracted_at": datetime(2026, 1, 1)}, "extracted_at", "timezone-aware"),
         ({"valid_from": NOW, "valid_until": NOW - timedelta(days=1)}, "valid_until", "before"),
     ],
 )
@@ -76,9 +76,18 @@ def test_similarity_and_reinforcement() -> None:
 
 def record(n: int, content: str, confidence: float, **extra: object) -> MemoryRecord:
     values: dict = {
-        "id": n, "category": "coding_preferences", "type": "preference", "content": content,
-        "confidence": confidence, "importance": 0.6, "scope": "global", "status": "active",
-        "pinned": False, "tags": (), "extracted_at": NOW, "updated_at": NOW,
+        "id": n,
+        "category": "coding_preferences",
+        "type": "preference",
+        "content": content,
+        "confidence": confidence,
+        "importance": 0.6,
+        "scope": "global",
+        "status": "active",
+        "pinned": False,
+        "tags": (),
+        "extracted_at": NOW,
+        "updated_at": NOW,
     }
     values.update(extra)
     return MemoryRecord(**values)
@@ -88,12 +97,23 @@ def test_summary_follows_the_seed_template() -> None:
     category = DEFAULT_CATEGORIES[0]
     items = [
         record(1, "Prefer pathlib over os.path.", 0.8, tags=("python",)),
-        record(2, "Always use async/await, never .then() chains.", 0.95, source_resource_id=7,
-               reinforcement_count=2, tags=("javascript", "async")),
+        record(
+            2,
+            "Always use async/await, never .then() chains.",
+            0.95,
+            source_resource_id=7,
+            reinforcement_count=2,
+            tags=("javascript", "async"),
+        ),
     ]
     text = render_category_summary(category, items, NOW)
-    for heading in ("# Coding preferences", "## Summary", "## Key Facts",
-                    "## Contradictions and Conflicts", "## Usage Notes"):
+    for heading in (
+        "# Coding preferences",
+        "## Summary",
+        "## Key Facts",
+        "## Contradictions and Conflicts",
+        "## Usage Notes",
+    ):
         assert heading in text
     assert "**Item Count:** 2" in text
     assert "**Confidence Range:** 0.80-0.95" in text
@@ -114,7 +134,10 @@ def test_summary_of_an_empty_category_says_so() -> None:
 
 def test_summary_counts_the_whole_category_not_just_the_listed_facts() -> None:
     text = render_category_summary(
-        DEFAULT_CATEGORIES[0], [record(1, "Use tabs", 0.9)], NOW, item_count=120,
+        DEFAULT_CATEGORIES[0],
+        [record(1, "Use tabs", 0.9)],
+        NOW,
+        item_count=120,
         confidence_range=(0.75, 0.99),
     )
     assert "**Item Count:** 120" in text

@@ -50,7 +50,13 @@ def test_connections_use_the_measured_pragmas(tmp_path: Path) -> None:
     with db.reading() as session:
         pragma = {
             name: session.execute(text(f"PRAGMA {name}")).scalar()
-            for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous", "user_version")
+            for name in (
+                "journal_mode",
+                "foreign_keys",
+                "busy_timeout",
+                "synchronous",
+                "user_version",
+            )
         }
     assert pragma == {
         "journal_mode": "wal",
@@ -195,7 +201,7 @@ def test_bulk_loading_rebuilds_the_index_and_restores_triggers(tmp_path: Path) -
 def test_naive_datetimes_are_rejected(tmp_path: Path) -> None:
     db = make_db(tmp_path)
     with pytest.raises(Exception, match="naive datetime"):
-        add_item(db, "when?", extracted_at=datetime(2026, 1, 1))  # noqa: DTZ001
+        add_item(db, "when?", extracted_at=datetime(2026, 1, 1))
 
 
 def test_datetimes_round_trip_with_their_zone(tmp_path: Path) -> None:
