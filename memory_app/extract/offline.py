@@ -1,0 +1,374 @@
+"""The offline extractor: fast, deterministic, rule-based memory extraction.
+
+It runs with no network and no model, so every import works even without an API key,
+and it is the baseline the Claude extractor is compared against. It trades recall for
+precision: a curator would rather add a missed preference by hand than delete a dozen
+"memories" mined from tool output, code listings or the assistant's pleasantries.
+
+Pipeline, per transcript:
+1. only statement turns (user/assistant prose) are read; injected documents are skipped;
+2. each turn is cleaned into prose sentences (sentences.py);
+3. each sentence is matched against the rule table (offline_rules.py), and the best rule's
+   base confidence is adjusted for hedges, questions, conditionals, negation, length,
+   speaker, rationale and strong markers;
+4. near-duplicates are merged (a repeat across turns raises confidence a little);
+5. what reaches CONFIDENCE_THRESHOLD and belongs to a requested category is returned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memory_app.domain.categories import DEFAULT_CATEGORIES, Category
+from memory_app.domain.transcripts import Transcript, Turn
+from memory_app.extract import offline_rules as rules
+from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem
+from memory_app.extract.sentences import (
+    clean_content,
+    is_injected_turn,
+    normalized_key,
+    sentences,
+    strip_filler,
+    word_count,
+)
+
+MAX_CONTENT_CHARS = 300
+MAX_SENTENCE_WORDS = 60
+# Candidates this far below the threshold are not worth keeping even for a repeat boost.
+_KEEP_FLOOR = CONFIDENCE_THRESHOLD - 0.1
+_MAX_CONFIDENCE = 0.97
+
+# Adjustments to a rule's base confidence. Values are small on purpose: a strong rule
+# with one hedge drops below the threshold, a weak rule needs two extra signals to pass.
+ASSISTANT_PENALTY = 0.07
+HEDGE_PENALTY = 0.2
+NEGATION_PENALTY = 0.3
+CONDITIONAL_PENALTY = 0.2
+DEICTIC_PENALTY = 0.15
+VAGUE_PENALTY = 0.2  # "let's go with that": not self-contained
+OFF_TOPIC_PENALTY = 0.3  # "we always have standup at 10"
+TINY_PENALTY = 0.3  # fewer than 3 words
+SHORT_PENALTY = 0.08  # exactly 3 words ("Avoid default exports.")
+LONG_PENALTY = 0.2  # more than MAX_SENTENCE_WORDS
+WORDY_PENALTY = 0.05  # more than 40 words
+RATIONALE_BOOST = 0.04
+STRONG_MARKER_BOOST = 0.08  # weak wording ("I want") plus "always"/"every"/"must"
+REPEAT_BOOST = 0.05
+
+_VAGUE_WINDOW = 6  # words
+# A short lead-in label: "Reminder: ", "One rule for this codebase: ".
+_LABEL = re.compile(r"^(?:[A-Za-z][\w'-]*\s+){0,5}[A-Za-z][\w'-]*\s*:\s+(?=\S)")
+_CLAUSE_SPLIT = re.compile(r";\s+|\s+[—–]\s+|\s+-\s+")
+_DEFAULT_TYPES = {c.key: c.default_type for c in DEFAULT_CATEGORIES}
+_REROUTABLE_DECISIONS = frozenset({"we-use-for"})
+_JUSTIFIABLE = frozenset({rules.PREF, rules.DECISION, rules.CONVENTION})
+_SIMILAR = 0.75  # token Jaccard above which two contents are the same memory
+# Words too common to say two statements are about the same thing.
+# fmt: off
+_STOPWORDS = frozenset({
+    "a", "an", "the", "we", "i", "you", "it", "is", "are", "was", "were", "be", "to", "of",
+    "in", "on", "for", "and", "or", "but", "not", "no", "use", "using", "always", "never",
+    "should", "must", "do", "don", "t", "that", "this", "with", "by", "as", "at", "from",
+    "prefer",
+})
+# fmt: on
+
+
+@dataclass
+class _Candidate:
+    """A scored sentence, before de-duplication and thresholding."""
+
+    category: str
+    type: str | None
+    content: str
+    confidence: float
+    position: int
+    rule: str
+    rationale: bool
+    context_hint: str
+    tokens: frozenset[str] = field(default_factory=frozenset)
+    positions: set[int] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _Scored:
+    rule: rules.Rule
+    confidence: float
+    rationale: bool
+
+
+def score_sentence(text: str, speaker: str) -> _Scored | None:
+    """The best rule for one (filler-stripped) sentence and its calibrated confidence,
+    or None when nothing matches or the sentence is a question or chatter."""
+    if not text or text.endswith(("?", ":")) or rules.QUESTION_START.match(text):
+        return None  # a question, or the lead-in to a list
+    if speaker == "assistant" and rules.ASSISTANT_CHATTER.match(text):
+        return None
+    best: rules.Rule | None = None
+    for rule in rules.RULES:
+        if speaker not in rule.speakers or (best is not None and rule.base <= best.base):
+            continue
+        if rule.pattern.search(text):
+            best = rule
+    if best is None:
+        return None
+
+    confidence = best.base
+    # A "because" justifies a preference or decision; for a bug or a lesson it is part of
+    # the rule's own wording, so it earns nothing extra there.
+    rationale = best.category in _JUSTIFIABLE and bool(rules.RATIONALE.search(text))
+    if rationale:
+        confidence += RATIONALE_BOOST
+    if best.weak and rules.STRONG_MARKER.search(text):
+        confidence += STRONG_MARKER_BOOST
+    hedges = len(rules.HEDGE.findall(text))
+    if hedges:
+        confidence -= HEDGE_PENALTY + 0.1 * (hedges - 1)
+    if rules.NEGATED.search(text):
+        confidence -= NEGATION_PENALTY
+    if rules.CONDITIONAL_START.match(text):
+        confidence -= CONDITIONAL_PENALTY
+    if best.category in (rules.PREF, rules.CONVENTION, rules.DECISION) and rules.DEICTIC.search(
+        text
+    ):
+        confidence -= DEICTIC_PENALTY
+    # Only near the start: in "I like X, so keep using them" the pronoun has its referent.
+    if rules.VAGUE.search(" ".join(text.split()[:_VAGUE_WINDOW])):
+        confidence -= VAGUE_PENALTY
+    if rules.OFF_TOPIC.search(text):
+        confidence -= OFF_TOPIC_PENALTY
+    words = word_count(text)
+    if words < 3:
+        confidence -= TINY_PENALTY
+    elif words == 3:
+        confidence -= SHORT_PENALTY
+    elif words > MAX_SENTENCE_WORDS:
+        confidence -= LONG_PENALTY
+    elif words > 40:
+        confidence -= WORDY_PENALTY
+    if speaker == "assistant":
+        confidence -= ASSISTANT_PENALTY
+    return _Scored(best, min(confidence, _MAX_CONFIDENCE), rationale)
+
+
+def _best_reading(text: str, speaker: str) -> tuple[str, _Scored | None]:
+    """Score a sentence with and without a leading label ("Reminder: ...", "One rule for
+    this codebase: ..."). The label is dropped when the rest says the same on its own,
+    but kept when it carries the meaning ("Root cause: ...", "Lesson learned: ...")."""
+    scored = score_sentence(text, speaker)
+    label = _LABEL.match(text)
+    if label is None:
+        return text, scored
+    rest = text[label.end() :]
+    rest_scored = score_sentence(rest, speaker)
+    if rest_scored is None:
+        return text, scored
+    if (
+        scored is None
+        or rest_scored.confidence > scored.confidence
+        or (
+            rest_scored.confidence >= scored.confidence
+            and rest_scored.rule.category == scored.rule.category
+        )
+    ):
+        return rest, rest_scored
+    return text, scored
+
+
+def _units(sentence: str) -> list[str]:
+    """A sentence, or its clauses when it is too long to be one memory."""
+    text = strip_filler(sentence)
+    if word_count(text) <= MAX_SENTENCE_WORDS and len(text) <= MAX_CONTENT_CHARS:
+        return [text]
+    return [strip_filler(part) for part in _CLAUSE_SPLIT.split(text) if part.strip()]
+
+
+def _category_and_type(
+    rule: rules.Rule, text: str, categories: dict[str, Category]
+) -> tuple[str, str]:
+    category = rule.category
+    # "Never commit to main" is worded as a preference but is about the project's workflow.
+    # Likewise "we use 4 spaces for indentation" is a convention, not an architecture choice.
+    reroutable = category == rules.PREF or rule.name in _REROUTABLE_DECISIONS
+    if reroutable and rules.CONVENTION_TOPIC.search(text):
+        category = rules.CONVENTION
+    if rule.type is not None:
+        memory_type = rule.type
+    elif rules.CONSTRAINT.search(text):
+        memory_type = "constraint"
+    elif category in categories:
+        memory_type = categories[category].default_type
+    else:
+        memory_type = _DEFAULT_TYPES.get(category, "fact")
+    return category, memory_type
+
+
+def extract_tags(text: str) -> tuple[str, ...]:
+    """A few lowercase technology/topic keywords, then backticked identifiers."""
+    tags: list[str] = [tag for tag, pattern in rules.TAG_PATTERNS if pattern.search(text)]
+    for raw in rules.BACKTICKED.findall(text):
+        ident = raw.strip(".()[]{}:;,'\"@$").lower()
+        if re.fullmatch(r"[a-z_][\w.-]{1,30}", ident) and ident not in tags:
+            tags.append(ident)
+    return tuple(tags[: rules.MAX_TAGS])
+
+
+class _ConversationState:
+    """What came before a turn: used to say how an assistant statement came about."""
+
+    def __init__(self) -> None:
+        self.last_user_sentence: str | None = None
+        self.tools_since_user = False
+
+    def observe(self, turn: Turn, prose: list[str]) -> None:
+        if turn.kind in ("tool_use", "tool_result"):
+            self.tools_since_user = True
+        elif turn.speaker == "user" and turn.is_statement and prose:
+            # The first sentence with some substance, not "yes." or "ok!"
+            meaningful = [p for p in prose if word_count(p) >= 4]
+            self.last_user_sentence = meaningful[0] if meaningful else self.last_user_sentence
+            self.tools_since_user = False
+
+    def context_hint(self, speaker: str) -> str:
+        if speaker == "user":
+            return "stated by the user"
+        hint = "explained by the assistant"
+        if self.tools_since_user:
+            hint += " after running tools"
+        if self.last_user_sentence:
+            request = self.last_user_sentence
+            if len(request) > 60:
+                request = request[:57].rstrip() + "..."
+            hint += f', replying to "{request}"'
+        return hint
+
+
+class OfflineExtractor:
+    """Rule-based extractor: explicit statements in prose, scored and de-duplicated."""
+
+    name = "offline"
+
+    def extract(
+        self, transcript: Transcript, categories: Sequence[Category]
+    ) -> list[ExtractedItem]:
+        wanted = {c.key: c for c in categories}
+        state = _ConversationState()
+        candidates: list[_Candidate] = []
+        for turn in transcript.turns:
+            prose: list[str] = []
+            if turn.is_statement and not (turn.speaker == "user" and is_injected_turn(turn.text)):
+                prose = sentences(turn.text)
+                hint = state.context_hint(turn.speaker)
+                for sentence in prose:
+                    candidates.extend(self._candidates(sentence, turn, hint, wanted))
+            state.observe(turn, prose)
+        kept = _deduplicate(candidates)
+        return [
+            _to_item(c)
+            for c in kept
+            if c.confidence >= CONFIDENCE_THRESHOLD and c.category in wanted
+        ]
+
+    @staticmethod
+    def _candidates(
+        sentence: str, turn: Turn, hint: str, wanted: dict[str, Category]
+    ) -> list[_Candidate]:
+        found: list[_Candidate] = []
+        for unit in _units(sentence):
+            if len(unit) > MAX_CONTENT_CHARS + 20:
+                continue  # could never become a memory's content; don't pay for matching
+            unit, scored = _best_reading(unit, turn.speaker)
+            if scored is None or scored.confidence < _KEEP_FLOOR:
+                continue
+            content = clean_content(unit)
+            if len(content) > MAX_CONTENT_CHARS or word_count(content) < 2:
+                continue
+            category, memory_type = _category_and_type(scored.rule, unit, wanted)
+            found.append(
+                _Candidate(
+                    category=category,
+                    type=memory_type,
+                    content=content,
+                    confidence=scored.confidence,
+                    position=turn.position,
+                    rule=scored.rule.name,
+                    rationale=scored.rationale,
+                    context_hint=hint,
+                    tokens=frozenset(normalized_key(content).split()),
+                    positions={turn.position},
+                )
+            )
+        return found
+
+
+def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+    if not a or not b:
+        return False
+    if a == b:
+        return True
+    overlap = len(a & b)
+    if overlap / len(a | b) >= _SIMILAR:
+        return True
+    smaller = min(len(a), len(b))
+    return smaller >= 5 and overlap == smaller  # one says the same plus a little more
+
+
+def _deduplicate(candidates: list[_Candidate]) -> list[_Candidate]:
+    """Merge near-identical candidates, keeping the most confident wording; a statement
+    made in more than one turn gets a small boost (repetition is a signal of intent).
+
+    Clusters are found through an index of content words, so only candidates sharing a
+    non-trivial word are compared: linear in practice even for thousands of candidates.
+    """
+    clusters: list[list[_Candidate]] = []
+    index: dict[str, list[int]] = {}
+    for cand in candidates:
+        seen: set[int] = set()
+        match: int | None = None
+        for token in cand.tokens - _STOPWORDS:
+            for cid in index.get(token, ()):
+                if cid not in seen:
+                    seen.add(cid)
+                    if _similar(clusters[cid][0].tokens, cand.tokens):
+                        match = cid
+                        break
+            if match is not None:
+                break
+        if match is None and not cand.tokens - _STOPWORDS:
+            match = next((i for i, c in enumerate(clusters) if c[0].tokens == cand.tokens), None)
+        if match is None:
+            clusters.append([cand])
+            for token in cand.tokens - _STOPWORDS:
+                index.setdefault(token, []).append(len(clusters) - 1)
+        else:
+            clusters[match].append(cand)
+    kept: list[_Candidate] = []
+    for cluster in clusters:
+        best = max(cluster, key=lambda c: (c.confidence, -c.position))
+        positions = {c.position for c in cluster}
+        if len(positions) > 1:
+            best.confidence = min(best.confidence + REPEAT_BOOST, _MAX_CONFIDENCE)
+        best.positions = positions
+        kept.append(best)
+    kept.sort(key=lambda c: c.position)
+    return kept
+
+
+def _to_item(cand: _Candidate) -> ExtractedItem:
+    context = cand.context_hint
+    if cand.rationale:
+        context += ", with a rationale"
+    if len(cand.positions) > 1:
+        context += f", repeated in {len(cand.positions)} turns"
+    return ExtractedItem(
+        category=cand.category,
+        content=cand.content,
+        confidence=round(cand.confidence, 2),
+        type=cand.type,
+        tags=extract_tags(cand.content),
+        context=context,
+        turn_start=cand.position,
+        turn_end=cand.position,
+    )
