@@ -36,17 +36,34 @@ AREAS = (
     "retries caching auth payments search indexing uploads emails notifications reports "
     "dashboard admin schema queries transactions pagination serialization validation"
 ).split()
+VERBS = (
+    "parse load save render fetch sync merge split build check send retry cache index "
+    "import export encode decode resolve schedule notify archive compress validate "
+    "migrate refresh rotate publish subscribe register dispatch format normalize "
+    "compute estimate reconcile upload download sanitize redact"
+).split()
+NOUNS = (
+    "invoice order customer cart payment refund ledger account profile session token "
+    "report chart widget table column row filter query cursor batch queue job worker "
+    "event message channel thread socket stream buffer file folder path image thumbnail "
+    "video audio transcript summary category memory conflict resource snapshot backup "
+    "config setting flag feature release build artifact package module plugin theme "
+    "layout dialog window menu shortcut icon font locale timezone currency address "
+    "email webhook endpoint route handler middleware schema model view template"
+).split()
 TEMPLATES = (
     "Always use {t1} for {a1}, never {t2}",
     "Prefer {t1} over {t2} in {a1}",
     "We decided to use {t1} for {a1} because {t2} was too slow",
     "The {a1} folder mirrors the {a2} layout and is checked by {t1}",
-    "Bug in {a1}: {t1} retried forever when {t2} timed out; fix by capping retries",
-    "Run {t1} before committing changes to {a1}",
-    "Root cause of flaky {a1}: {t1} shared state between {a2}",
-    "{t1} config lives next to {a1}; do not duplicate it in {a2}",
-    "Switched from {t2} to {t1} for {a1} after the {a2} rewrite",
-    "Keep {a1} small; move {a2} logic into {t1} helpers",
+    "Bug in {fn}: {t1} retried forever when {t2} timed out; fix by capping retries",
+    "Run {t1} before committing changes to {path}",
+    "Root cause of flaky {a1}: {fn} shared state between {a2}",
+    "{t1} config lives in {path}; do not duplicate it in {a2}",
+    "Switched from {t2} to {t1} for {a1} after the {fn} rewrite",
+    "Keep {fn} small; move {a2} logic into {t1} helpers",
+    "{fn} must validate its input before calling {t1}",
+    "Tests for {path} use {t1} fixtures, not {t2} mocks",
 )
 
 
@@ -57,7 +74,10 @@ def generate_rows(count: int, seed: int = 7) -> list[MemoryItemRow]:
     for n in range(count):
         t1, t2 = rng.sample(TOOLS, 2)
         a1, a2 = rng.sample(AREAS, 2)
-        content = rng.choice(TEMPLATES).format(t1=t1, t2=t2, a1=a1, a2=a2) + f" (note {n})."
+        fn = f"{rng.choice(VERBS)}_{rng.choice(NOUNS)}"
+        path = f"src/{a1}/{rng.choice(NOUNS)}_{rng.choice(NOUNS)}.py"
+        template = rng.choice(TEMPLATES)
+        content = template.format(t1=t1, t2=t2, a1=a1, a2=a2, fn=fn, path=path) + "."
         category = DEFAULT_CATEGORIES[n % len(DEFAULT_CATEGORIES)]
         when = now - timedelta(minutes=rng.randrange(0, 60 * 24 * 365))
         rows.append(
@@ -79,19 +99,26 @@ def generate_rows(count: int, seed: int = 7) -> list[MemoryItemRow]:
     return rows
 
 
+QUERY_KINDS = ("tool name", "tool + area", "identifier", "two words", "question")
+
+
 def generate_queries(count: int, seed: int = 11) -> list[str]:
+    """What people type into a search box: a word or two, an identifier, a question.
+    Query n is of kind QUERY_KINDS[n % 5]."""
     rng = random.Random(seed)
     queries = []
     for n in range(count):
-        kind = n % 4
+        kind = n % len(QUERY_KINDS)
         if kind == 0:
             queries.append(rng.choice(TOOLS))
         elif kind == 1:
             queries.append(f"{rng.choice(TOOLS)} {rng.choice(AREAS)}")
         elif kind == 2:
-            queries.append(f"why {rng.choice(TOOLS)} over {rng.choice(TOOLS)}?")
+            queries.append(f"{rng.choice(VERBS)}_{rng.choice(NOUNS)}")
+        elif kind == 3:
+            queries.append(f"{rng.choice(NOUNS)} {rng.choice(VERBS)}")
         else:
-            queries.append(f"how do we handle {rng.choice(AREAS)} with {rng.choice(TOOLS)}")
+            queries.append(f"why {rng.choice(TOOLS)} over {rng.choice(TOOLS)}?")
     return queries
 
 
@@ -109,7 +136,7 @@ def run(items: int = 100_000, queries: int = 200) -> dict[str, Any]:
             texts = generate_queries(queries)
             for text in texts[:20]:  # warm the page cache like a running app would be
                 service.search(text, limit=10)
-            samples = []
+            samples: list[float] = []
             hits = 0
             for text in texts:
                 t0 = time.perf_counter()
@@ -119,6 +146,9 @@ def run(items: int = 100_000, queries: int = 200) -> dict[str, Any]:
         finally:
             service.close()
     latency = summarize_ms(samples)
+    by_kind = {
+        kind: summarize_ms(samples[n :: len(QUERY_KINDS)]) for n, kind in enumerate(QUERY_KINDS)
+    }
     return {
         "benchmark": "store_search",
         "items": items,
@@ -127,6 +157,7 @@ def run(items: int = 100_000, queries: int = 200) -> dict[str, Any]:
         "queries": queries,
         "queries_with_results": hits,
         "search": latency,
+        "search_by_kind": by_kind,
         "target_p95_ms": TARGET_P95_MS,
         "passed": latency["p95_ms"] < TARGET_P95_MS,
     }
@@ -140,5 +171,9 @@ def report(result: dict[str, Any]) -> str:
         f"({result['import_items_per_second']:,}/s)\n"
         f"  {result['queries']} queries ({result['queries_with_results']} with results): "
         f"p50 {s['p50_ms']} ms, p95 {s['p95_ms']} ms, p99 {s['p99_ms']} ms, max {s['max_ms']} ms\n"
-        f"  target p95 < {result['target_p95_ms']} ms: {verdict}"
+        + "".join(
+            f"    {kind:<12} p50 {k['p50_ms']} ms, p95 {k['p95_ms']} ms\n"
+            for kind, k in result["search_by_kind"].items()
+        )
+        + f"  target p95 < {result['target_p95_ms']} ms: {verdict}"
     )

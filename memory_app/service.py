@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -375,8 +375,8 @@ class MemoryService:
                     statuses=tuple(statuses),
                     match_any=True,
                 )
-            rows = repo.items_by_ids(session, [i for i, _ in hits])
-            return [repo.to_record(rows[i], score) for i, score in hits if i in rows]
+            found = repo.records_by_ids(session, [i for i, _ in hits])
+            return [replace(found[i], score=score) for i, score in hits if i in found]
 
     def list_items(
         self,

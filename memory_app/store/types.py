@@ -31,7 +31,8 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+        # fromisoformat is C code and reads the trailing Z; strptime was 10x slower.
+        return datetime.fromisoformat(value)
 
 
 def to_db_time(value: datetime) -> str:
