@@ -2,9 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from memory_app.config import Settings, resolve_settings
+from memory_app.extract.offline import OfflineExtractor
+from memory_app.service import MemoryService
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test reads or writes the real home: user folders point into a temporary one."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        monkeypatch.setenv(name, str(home / name.lower()))
+    monkeypatch.delenv("MEMORY_APP_DATA_DIR", raising=False)
+    monkeypatch.delenv("MEMORY_APP_DB_URL", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """A fresh store per test, resolved by the same code as production."""
+    return resolve_settings(tmp_path / "data", env={})
+
+
+@pytest.fixture
+def service(settings: Settings) -> Iterator[MemoryService]:
+    svc = MemoryService.open(settings, OfflineExtractor())
+    yield svc
+    svc.close()
 
 
 @pytest.fixture(scope="session")
