@@ -25,11 +25,16 @@ from memory_app.domain.jobs import JobCancelled, JobState
 from memory_app.domain.records import (
     AuditRecord,
     CategoryInfo,
+    ConflictRecord,
+    DashboardData,
     ImportReport,
+    ItemQuery,
+    MaintenanceRunRecord,
     MemorizeResult,
     MemoryRecord,
     ResourceRecord,
     Stats,
+    TurnRecord,
 )
 from memory_app.domain.redaction import redact, redact_transcript
 from memory_app.domain.rendering import render_transcript
@@ -39,6 +44,7 @@ from memory_app.domain.transcripts import Transcript
 from memory_app.domain.validation import ValidationError, validate_item_fields
 from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, Extractor
 from memory_app.ingest import UnsupportedFormat, discover, parse_source
+from memory_app.store import insights, item_queries
 from memory_app.store import repository as repo
 from memory_app.store.database import Database
 from memory_app.store.errors import NotFoundError
@@ -89,7 +95,13 @@ class MemoryService:
             repo.ensure_categories(session, DEFAULT_CATEGORIES)
 
     @classmethod
-    def open(cls, settings: Settings, extractor: Extractor | None = None) -> MemoryService:
+    def open(
+        cls,
+        settings: Settings,
+        extractor: Extractor | None = None,
+        *,
+        clock: Callable[[], datetime] | None = None,
+    ) -> MemoryService:
         """Open (creating and migrating as needed) the store the settings point at."""
         if settings.db_url.startswith("sqlite:///"):
             Path(settings.db_url.removeprefix("sqlite:///")).parent.mkdir(
@@ -100,7 +112,9 @@ class MemoryService:
             from memory_app.extract.offline import OfflineExtractor
 
             extractor = OfflineExtractor()
-        return cls(db, extractor)
+        if clock is None:
+            return cls(db, extractor)
+        return cls(db, extractor, clock=clock)
 
     def close(self) -> None:
         self.db.close()
@@ -424,6 +438,39 @@ class MemoryService:
             rows = repo.list_items(session, category=key, limit=limit)
             markdown = summary.markdown if summary else ""
             return CategoryView(info, markdown, tuple(repo.to_record(r) for r in rows))
+
+    def query_items(self, query: ItemQuery) -> list[MemoryRecord]:
+        """One page of the memory table (filters, sort, paging done in SQL)."""
+        with self.db.reading() as session:
+            return item_queries.query_items(session, query)
+
+    def count_items(self, query: ItemQuery) -> int:
+        with self.db.reading() as session:
+            return item_queries.count_items(session, query)
+
+    def dashboard(self) -> DashboardData:
+        """Everything the dashboard shows, read in one unit of work."""
+        with self.db.reading() as session:
+            return DashboardData(
+                stats=repo.stats(session),
+                weekly_added=tuple(insights.weekly_added(session, self.clock())),
+                confidence_histogram=insights.confidence_histogram(session),
+                activity=tuple(insights.recent_activity(session)),
+            )
+
+    def conflicts(self, statuses: Sequence[str] = ()) -> list[ConflictRecord]:
+        with self.db.reading() as session:
+            return insights.conflicts(session, tuple(statuses))
+
+    def maintenance_runs(self, limit: int = 50) -> list[MaintenanceRunRecord]:
+        with self.db.reading() as session:
+            return insights.maintenance_runs(session, limit)
+
+    def resource_turns(self, resource_id: int) -> list[TurnRecord]:
+        with self.db.reading() as session:
+            if session.get(ResourceRow, resource_id) is None:
+                raise NotFoundError("conversation", resource_id)
+            return insights.resource_turns(session, resource_id)
 
     def get_stats(self) -> Stats:
         with self.db.reading() as session:

@@ -181,3 +181,93 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     return value
+
+
+# Columns a person can sort the memory table by, in the words of the table's headers.
+SORT_KEYS = (
+    "content",
+    "category",
+    "confidence",
+    "access_count",
+    "last_accessed_at",
+    "extracted_at",
+    "status",
+    "pinned",
+)
+
+
+@dataclass(frozen=True)
+class ItemQuery:
+    """What the memory table shows: filters, order and the page wanted."""
+
+    text: str = ""  # full-text search; empty means no text filter
+    category: str | None = None
+    statuses: tuple[str, ...] = ("active",)
+    pinned: bool | None = None
+    min_confidence: float = 0.0
+    max_confidence: float = 1.0
+    since: datetime | None = None  # extracted at or after
+    until: datetime | None = None  # extracted before
+    source_resource_id: int | None = None
+    sort_key: str | None = None  # None: relevance when searching, else newest first
+    descending: bool = True
+    offset: int = 0
+    limit: int = 200
+
+
+@dataclass(frozen=True)
+class ActivityEntry:
+    """One line of "recent activity": an import, a person's change, a maintenance run."""
+
+    at: datetime
+    kind: str  # import | change | maintenance
+    text: str
+    item_id: int | None = None
+    resource_id: int | None = None
+
+
+@dataclass(frozen=True)
+class DashboardData:
+    stats: Stats
+    weekly_added: tuple[tuple[datetime, int], ...]  # week start → memories extracted
+    confidence_histogram: tuple[int, ...]  # counts in 10 bins of 0.1 from 0.0 to 1.0
+    activity: tuple[ActivityEntry, ...]
+    next_maintenance: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """Where a turn sits in its conversation's text, for the Sources reader."""
+
+    position: int
+    speaker: str
+    kind: str
+    start: int
+    end: int
+    source_line: int | None = None
+    timestamp: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ConflictRecord:
+    id: int
+    category: str
+    status: str
+    created_at: datetime
+    item_ids: tuple[int, ...]
+    reason: str | None = None
+    decision: str | None = None
+    notes: str | None = None
+    resolved_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class MaintenanceRunRecord:
+    id: int
+    kind: str
+    status: str
+    dry_run: bool
+    started_at: datetime
+    finished_at: datetime | None
+    result: dict[str, Any]
+    error: str | None = None

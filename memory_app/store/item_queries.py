@@ -1,0 +1,95 @@
+"""The memory table's query: filters, sort and paging in SQL, never in Python.
+
+The table shows up to hundreds of thousands of rows; it asks for one page at a time
+and for the total count, and both must stay fast at 100k items.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    and_,
+    column,
+    func,
+    literal_column,
+    select,
+    table,
+    text,
+)
+from sqlmodel import Session, col
+
+from memory_app.domain.records import SORT_KEYS, ItemQuery, MemoryRecord
+from memory_app.store.fts_query import match_expression
+from memory_app.store.repository import records_by_ids
+from memory_app.store.tables import MemoryItemRow
+
+_ITEM = MemoryItemRow
+_FTS = table("memory_fts", column("rowid"))
+
+
+def _conditions(query: ItemQuery) -> list[ColumnElement[bool]]:
+    where: list[ColumnElement[bool]] = []
+    if query.category is not None:
+        where.append(col(_ITEM.category) == query.category)
+    if query.statuses:
+        where.append(col(_ITEM.status).in_(query.statuses))
+    if query.pinned is not None:
+        where.append(col(_ITEM.pinned) == query.pinned)
+    if query.min_confidence > 0.0:
+        where.append(col(_ITEM.confidence) >= query.min_confidence)
+    if query.max_confidence < 1.0:
+        where.append(col(_ITEM.confidence) <= query.max_confidence)
+    if query.since is not None:
+        where.append(col(_ITEM.extracted_at) >= query.since)
+    if query.until is not None:
+        where.append(col(_ITEM.extracted_at) < query.until)
+    if query.source_resource_id is not None:
+        where.append(col(_ITEM.source_resource_id) == query.source_resource_id)
+    return where
+
+
+def _matching(query: ItemQuery) -> tuple[Select[Any], bool]:
+    """Ids (and relevance) of the items the query selects, unordered."""
+    where = _conditions(query)
+    if query.text.strip():
+        rank = literal_column("bm25(memory_fts, 1.0, 0.5)")
+        stmt = (
+            select(col(_ITEM.id), rank.label("rank"))
+            .select_from(_ITEM)
+            .join(_FTS, _FTS.c.rowid == _ITEM.id)
+            .where(
+                text("memory_fts MATCH :fts").bindparams(fts=match_expression(query.text)),
+                *where,
+            )
+        )
+        return stmt, True
+    return select(col(_ITEM.id)).where(and_(True, *where)), False
+
+
+def count_items(session: Session, query: ItemQuery) -> int:
+    stmt, _ = _matching(query)
+    total = session.connection().execute(select(func.count()).select_from(stmt.subquery()))
+    return int(total.scalar_one())
+
+
+def query_items(session: Session, query: ItemQuery) -> list[MemoryRecord]:
+    """One page of records in the order the query asks for."""
+    if query.sort_key is not None and query.sort_key not in SORT_KEYS:
+        raise ValueError(f"cannot sort by {query.sort_key!r}; use one of {', '.join(SORT_KEYS)}")
+    stmt, searching = _matching(query)
+    if query.sort_key is None and searching:
+        order = [literal_column("rank").asc()]
+    else:
+        column = col(getattr(_ITEM, query.sort_key or "extracted_at"))
+        if query.sort_key == "content":
+            column = func.lower(column)
+        order = [column.desc() if query.descending else column.asc()]
+        order.append(col(_ITEM.id).desc() if query.descending else col(_ITEM.id).asc())
+    stmt = stmt.order_by(*order).offset(query.offset).limit(query.limit)
+    rows = session.connection().execute(stmt).all()
+    ids = [row[0] for row in rows]
+    found = records_by_ids(session, ids)
+    return [found[i] for i in ids if i in found]
