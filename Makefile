@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench screenshots clean
+.PHONY: run test bench forms screenshots clean
 
 $(BIN)/memory-app: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,3 +24,9 @@ bench: $(BIN)/memory-app
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .ruff_cache
+
+# Compile the Designer forms in ui/ into memory_app/gui/forms/ (committed, checked by tests).
+forms: $(BIN)/memory-app
+	for f in ui/*.ui; do \
+	  $(BIN)/pyside6-uic "$$f" -o "memory_app/gui/forms/ui_$$(basename "$$f" .ui).py"; \
+	done

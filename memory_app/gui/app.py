@@ -1,71 +1,113 @@
-"""Composition root of the desktop app: builds the service and the window, runs Qt."""
+"""Composition root of the desktop app: builds the service, the workers and the window,
+and runs Qt and asyncio as one loop (qasync)."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
+import time
 
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QVBoxLayout, QWidget
+import qasync
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, QTimer
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memory_app import __version__
+from memory_app.assets import icon_path
 from memory_app.config import APP_ID, Settings
-from memory_app.domain.records import Stats
+from memory_app.gui.context import AppContext, AppEvents, StatusModel
+from memory_app.gui.main_window import MainWindow
+from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
+from memory_app.gui.views.base import View
 from memory_app.service import MemoryService
+from memory_app.store.errors import StoreError
 
 APP_NAME = "Memory Curator"
-
-
-class OverviewWindow(QMainWindow):
-    """A first window: what the store holds and how to fill it."""
-
-    def __init__(self, stats: Stats, database: str) -> None:
-        super().__init__()
-        self.setWindowTitle(APP_NAME)
-        body = QWidget(self)
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(32, 32, 32, 32)
-        title = QLabel(f"<h1>{APP_NAME}</h1>")
-        self.summary = QLabel(self._summary(stats))
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
-        self.summary.setWordWrap(True)
-        hint = QLabel(
-            "Import conversations from a terminal with "
-            "<code>memory-app import ~/.claude/projects</code>; "
-            "<code>memory-app --help</code> lists every command."
-            f"<br><small>Store: {database}</small>"
-        )
-        hint.setWordWrap(True)
-        for widget in (title, self.summary, hint):
-            layout.addWidget(widget)
-        layout.addStretch(1)
-        self.setCentralWidget(body)
-        self.resize(640, 360)
-
-    @staticmethod
-    def _summary(stats: Stats) -> str:
-        return (
-            f"<p><b>{stats.items:,}</b> memories in <b>{stats.categories}</b> categories, "
-            f"from <b>{stats.resources:,}</b> conversations.</p>"
-        )
+ORGANIZATION = "memory-curator"
 
 
 def prepare_application_identity() -> None:
     """Names the desktop shell matches the window against; must precede QApplication."""
     QCoreApplication.setApplicationName(APP_ID)
-    QCoreApplication.setOrganizationName("memory-curator")
+    QCoreApplication.setOrganizationName(ORGANIZATION)
     QCoreApplication.setApplicationVersion(__version__)
     QGuiApplication.setApplicationDisplayName(APP_NAME)
     QGuiApplication.setDesktopFileName(APP_ID)
 
 
+def build_context(service: MemoryService, settings: QSettings) -> AppContext:
+    status = StatusModel()
+    return AppContext(
+        service=service,
+        db=Worker("memory-db"),
+        jobs=JobRunner(),
+        tasks=TaskKeeper(on_error=status.fail),
+        status=status,
+        events=AppEvents(),
+        settings=settings,
+    )
+
+
+def build_views(context: AppContext) -> list[View]:
+    from memory_app.gui.views.conflicts import ConflictsView
+    from memory_app.gui.views.dashboard import DashboardView
+    from memory_app.gui.views.maintenance import MaintenanceView
+    from memory_app.gui.views.memories import MemoriesView
+    from memory_app.gui.views.settings import SettingsView
+    from memory_app.gui.views.sources import SourcesView
+
+    return [
+        DashboardView(context),
+        MemoriesView(context),
+        ConflictsView(context),
+        SourcesView(context),
+        MaintenanceView(context),
+        SettingsView(context),
+    ]
+
+
+def build_main_window(context: AppContext) -> MainWindow:
+    return MainWindow(context, build_views(context))
+
+
+class _FirstPaint(QObject):
+    """Reports the time of the window's first paint (used by the startup benchmark)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            print(f"first-paint {time.time():.6f}", flush=True)
+            QTimer.singleShot(0, QApplication.quit)
+        return False
+
+
 def run_app(settings: Settings) -> int:
     prepare_application_identity()
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    service = MemoryService.open(settings)
+    assert isinstance(app, QApplication)
+    app.setWindowIcon(QIcon(str(icon_path("memory-curator"))))
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
     try:
-        window = OverviewWindow(service.get_stats(), str(service.db.path or service.db.url))
-        window.show()
-        return app.exec()
+        service = MemoryService.open(settings)
+    except StoreError as exc:
+        QMessageBox.critical(None, "Memory Curator cannot open its store", str(exc))
+        return 1
+    context = build_context(service, QSettings())
+    window = build_main_window(context)
+    if os.environ.get("MEMORY_APP_EXIT_AFTER_PAINT"):
+        probe = _FirstPaint(window)
+        window.centralWidget().installEventFilter(probe)
+    window.show()
+    closing = asyncio.Event()
+    app.aboutToQuit.connect(closing.set)
+    try:
+        with loop:
+            loop.run_until_complete(closing.wait())
     finally:
+        context.tasks.cancel_all()
+        context.jobs.shutdown()
+        context.db.shutdown()
         service.close()
+    return 0

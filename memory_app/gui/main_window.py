@@ -1,0 +1,264 @@
+"""The main window: a thin container of views with a sidebar, menus and a status bar."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+)
+
+from memory_app.assets import icon_path
+from memory_app.domain.humanize import relative_time
+from memory_app.domain.records import Stats
+from memory_app.gui.context import AppContext, StatusModel
+from memory_app.gui.views.base import View
+from memory_app.gui.widgets.status_indicator import StatusIndicator
+from memory_app.gui.widgets.toast import Toast
+
+APP_TITLE = "Memory Curator"
+
+
+class MainWindow(QMainWindow):
+    """Sidebar of views, one stacked page each; menus and shortcuts; the status bar."""
+
+    def __init__(self, context: AppContext, views: list[View]) -> None:
+        super().__init__()
+        self.context = context
+        self.views = views
+        self.setWindowTitle(APP_TITLE)
+        self.setMinimumSize(QSize(900, 600))
+
+        self.sidebar = QListWidget(self)
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setIconSize(QSize(20, 20))
+        self.sidebar.setFrameShape(QListWidget.Shape.NoFrame)
+        self.sidebar.setMinimumWidth(170)
+        self.sidebar.setMaximumWidth(240)
+        self.stack = QStackedWidget(self)
+        for index, view in enumerate(views):
+            item = QListWidgetItem(QIcon(str(icon_path(view.icon))), view.title)
+            item.setToolTip(f"{view.title} (Ctrl+{index + 1})")
+            item.setSizeHint(QSize(0, 34))
+            self.sidebar.addItem(item)
+            self.stack.addWidget(view)
+        splitter = QSplitter(self)
+        splitter.addWidget(self.sidebar)
+        splitter.addWidget(self.stack)
+        splitter.setStretchFactor(1, 1)
+        splitter.setCollapsible(0, False)
+        splitter.setSizes([190, 1000])
+        self.setCentralWidget(splitter)
+        self.sidebar.currentRowChanged.connect(self._show_row)
+
+        self._build_status_bar()
+        self._build_menus()
+        context.events.navigate.connect(self.navigate)
+        context.events.notify.connect(self.toast.show_message)
+        context.events.memories_changed.connect(self.refresh_counts)
+        context.events.sources_changed.connect(self.refresh_counts)
+        self._restore_state()
+
+    # -- building ---------------------------------------------------------------------
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.indicator = StatusIndicator(self.context.status, self)
+        self.indicator.details_requested.connect(self.show_status_details)
+        self.counts = QLabel(self)
+        self.counts.setObjectName("counts")
+        self.toast = Toast(self)
+        bar.addWidget(self.indicator)
+        bar.addWidget(self.counts)
+        bar.addWidget(self.toast)
+        self.maintenance_badge = QLabel("Maintenance running", self)
+        self.maintenance_badge.setObjectName("maintenanceBadge")
+        self.progress = QProgressBar(self)
+        self.progress.setMaximumWidth(160)
+        self.progress.setTextVisible(False)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setFlat(True)
+        self.cancel_button.clicked.connect(self.cancel_jobs)
+        for widget in (self.maintenance_badge, self.progress, self.cancel_button):
+            bar.addPermanentWidget(widget)
+        self.context.status.changed.connect(self._status_changed)
+        self._status_changed()
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        self.import_files_action = self._action("Import &Files…", "Ctrl+I", self.import_files)
+        self.import_folder_action = self._action(
+            "Import F&older…", "Ctrl+Shift+I", self.import_folder
+        )
+        file_menu.addAction(self.import_files_action)
+        file_menu.addAction(self.import_folder_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self._action("&Quit", QKeySequence.StandardKey.Quit, self.close))
+
+        edit_menu = menu.addMenu("&Edit")
+        self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo, self.undo)
+        self.find_action = self._action("&Find Memories", QKeySequence.StandardKey.Find, self.find)
+        self.delete_action = self._action("&Delete", QKeySequence.StandardKey.Delete, self.delete)
+        for action in (self.undo_action, self.find_action, self.delete_action):
+            edit_menu.addAction(action)
+
+        view_menu = menu.addMenu("&View")
+        for index, view in enumerate(self.views):
+            action = self._action(
+                view.title, f"Ctrl+{index + 1}", lambda i=index: self.show_view(i)
+            )
+            view_menu.addAction(action)
+
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction(self._action("&About Memory Curator", None, self.about))
+
+    def _action(self, text: str, shortcut: Any, slot: Any) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.addAction(action)
+        return action
+
+    # -- navigation -------------------------------------------------------------------
+
+    def view(self, key: str) -> View:
+        return next(v for v in self.views if v.key == key)
+
+    def current_view(self) -> View:
+        return self.views[self.stack.currentIndex()]
+
+    def show_view(self, index: int, argument: Any = None) -> None:
+        self._pending_argument = argument
+        if self.sidebar.currentRow() == index:
+            self._show_row(index)
+        else:
+            self.sidebar.setCurrentRow(index)
+
+    def navigate(self, key: str, argument: Any = None) -> None:
+        index = next(i for i, v in enumerate(self.views) if v.key == key)
+        self.show_view(index, argument)
+
+    def _show_row(self, index: int) -> None:
+        if index < 0:
+            return
+        self.stack.setCurrentIndex(index)
+        argument = getattr(self, "_pending_argument", None)
+        self._pending_argument = None
+        self.views[index].activate(argument)
+        self.context.settings.setValue("window/view", self.views[index].key)
+
+    # -- actions ----------------------------------------------------------------------
+
+    def find(self) -> None:
+        self.navigate("memories")
+        focus = getattr(self.view("memories"), "focus_search", None)
+        if focus is not None:
+            focus()
+
+    def delete(self) -> None:
+        handler = getattr(self.current_view(), "delete_selected", None)
+        if handler is not None:
+            handler()
+
+    def undo(self) -> None:
+        self.context.spawn(self._undo())
+
+    async def _undo(self) -> None:
+        ids = await self.context.call(self.context.service.undo)
+        if ids:
+            self.context.events.memories_changed.emit()
+            self.context.events.notify.emit(f"Undid the last change to {len(ids)} memories.", None)
+        else:
+            self.context.events.notify.emit("Nothing to undo.", None)
+
+    def import_files(self) -> None:
+        self.navigate("sources")
+        handler = getattr(self.view("sources"), "import_files", None)
+        if handler is not None:
+            handler()
+
+    def import_folder(self) -> None:
+        self.navigate("sources")
+        handler = getattr(self.view("sources"), "import_folder", None)
+        if handler is not None:
+            handler()
+
+    def cancel_jobs(self) -> None:
+        self.context.jobs.cancel("import")
+
+    def show_status_details(self) -> None:
+        status = self.context.status
+        if status.last_error:
+            QMessageBox.warning(self, "Last error", status.last_error)
+
+    def about(self) -> None:
+        from memory_app import __version__
+
+        QMessageBox.about(
+            self,
+            "About Memory Curator",
+            f"<b>Memory Curator</b> {__version__}<br>"
+            "The long-term memory of AI coding assistants, kept in the open.<br>"
+            f"Store: {self.context.service.db.path or self.context.service.db.url}",
+        )
+
+    # -- status bar -------------------------------------------------------------------
+
+    def _status_changed(self) -> None:
+        status = self.context.status
+        busy = status.state == StatusModel.PROCESSING
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy and self.context.jobs.active("import"))
+        if busy:
+            self.progress.setRange(0, status.total or 0)
+            self.progress.setValue(status.done)
+        self.maintenance_badge.setVisible(status.maintenance)
+
+    def refresh_counts(self) -> None:
+        self.context.spawn(self._refresh_counts())
+
+    async def _refresh_counts(self) -> None:
+        stats = await self.context.call(self.context.service.get_stats)
+        self.show_counts(stats)
+
+    def show_counts(self, stats: Stats) -> None:
+        self.counts.setText(
+            f"{stats.items:,} memories · last import {relative_time(stats.last_memorized)}"
+        )
+        for index, view in enumerate(self.views):
+            text = view.title
+            if view.key == "conflicts" and stats.conflicts_open:
+                text = f"{view.title}  ({stats.conflicts_open})"
+            self.sidebar.item(index).setText(text)
+
+    # -- state ------------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        settings = self.context.settings
+        geometry = settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1200, 760)
+        key = settings.value("window/view", "dashboard")
+        keys = [v.key for v in self.views]
+        self.show_view(keys.index(key) if key in keys else 0)
+        self.refresh_counts()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.context.settings.setValue("window/geometry", self.saveGeometry())
+        self.context.settings.sync()
+        super().closeEvent(event)

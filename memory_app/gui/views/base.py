@@ -1,0 +1,33 @@
+"""What the main window expects of a view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QWidget
+
+from memory_app.gui.context import AppContext
+
+
+class View(QWidget):
+    """A page of the main window: a sidebar entry, a shortcut, and a refresh.
+
+    Subclasses set `key`, `title` and `icon`, build their widgets in __init__, and load
+    data in `reload()` (a coroutine run off the GUI thread through `context.call`).
+    """
+
+    key = ""
+    title = ""
+    icon = ""
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.setObjectName(f"{self.key}View")
+
+    def activate(self, argument: Any = None) -> None:
+        """The view was shown (with an optional navigation argument): refresh it."""
+        self.context.spawn(self.reload())
+
+    async def reload(self) -> None:
+        """Load what the view shows; the base view has nothing to load."""

@@ -1,0 +1,84 @@
+"""The status indicator of seed 000 §7.1: a coloured dot and a word, always visible."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from memory_app.gui.context import StatusModel
+
+COLOURS = {
+    StatusModel.READY: QColor("#2e9d4f"),
+    StatusModel.PROCESSING: QColor("#d98c00"),
+    StatusModel.ERROR: QColor("#d03b3b"),
+}
+WORDS = {
+    StatusModel.READY: "Ready",
+    StatusModel.PROCESSING: "Processing",
+    StatusModel.ERROR: "Error",
+}
+
+
+class StatusDot(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.colour = COLOURS[StatusModel.READY]
+        self.setFixedSize(QSize(12, 12))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.colour)
+        painter.drawEllipse(1, 1, 10, 10)
+
+
+class StatusIndicator(QWidget):
+    """Ready / Processing… with what and how far / Error, with the message on hover.
+
+    Signals:
+        details_requested: the person clicked it (the window shows the last error).
+    """
+
+    details_requested = Signal()
+
+    def __init__(self, status: StatusModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.status = status
+        self.dot = StatusDot(self)
+        self.label = QLabel(self)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.setSpacing(6)
+        layout.addWidget(self.dot)
+        layout.addWidget(self.label)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        status.changed.connect(self.refresh)
+        self.refresh()
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def refresh(self) -> None:
+        status = self.status
+        self.dot.colour = COLOURS[status.state]
+        self.dot.update()
+        word = WORDS[status.state]
+        if status.state == StatusModel.PROCESSING:
+            detail = status.message or "Working"
+            if status.total:
+                detail += f" ({status.done}/{status.total})"
+            self.label.setText(f"{word}… {detail}")
+            self.setToolTip(detail)
+        elif status.state == StatusModel.ERROR:
+            self.label.setText(f"{word}: {status.message}" if status.message else word)
+            self.setToolTip(f"{status.last_error}\nClick for details.")
+        else:
+            self.label.setText(word if not status.message else f"{word} · {status.message}")
+            self.setToolTip("Memory Curator is ready.")
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.details_requested.emit()
+        super().mouseReleaseEvent(event)

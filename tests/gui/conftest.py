@@ -1,0 +1,98 @@
+"""GUI test harness: real widgets, a real store, the qasync loop driven by the test."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication, QWidget
+
+from memory_app.gui.app import build_context
+from memory_app.gui.context import AppContext, Dialogs
+from memory_app.service import MemoryService
+
+
+class ScriptedDialogs(Dialogs):
+    """Answers file pickers and confirmations the way the test says."""
+
+    def __init__(self) -> None:
+        self.files: list[Path] = []
+        self.folder: Path | None = None
+        self.answer = True
+        self.asked: list[str] = []
+
+    def import_paths(self, parent: QWidget, start: Path | None) -> list[Path]:
+        self.asked.append("import_paths")
+        return list(self.files)
+
+    def import_folder(self, parent: QWidget, start: Path | None) -> Path | None:
+        self.asked.append("import_folder")
+        return self.folder
+
+    def confirm(self, parent: QWidget, title: str, text: str) -> bool:
+        self.asked.append(title)
+        return self.answer
+
+
+@pytest.fixture
+def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
+    event_loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(event_loop)
+    yield event_loop
+    event_loop.run_until_complete(asyncio.sleep(0))
+    asyncio.set_event_loop(None)
+    event_loop.close()
+
+
+@pytest.fixture
+def context(
+    service: MemoryService, loop: qasync.QEventLoop, tmp_path: Path
+) -> Iterator[AppContext]:
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    ctx = build_context(service, settings)
+    ctx.dialogs = ScriptedDialogs()
+    yield ctx
+    ctx.tasks.cancel_all()
+    loop.run_until_complete(asyncio.sleep(0))
+    ctx.jobs.shutdown()
+    ctx.db.shutdown()
+
+
+@pytest.fixture
+def settle(loop: qasync.QEventLoop, context: AppContext) -> Callable[..., None]:
+    """Run the loop until every background task of the app has finished."""
+
+    def run(timeout: float = 10.0) -> None:
+        async def idle() -> None:
+            deadline = time.monotonic() + timeout
+            while context.tasks.running:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{context.tasks.running} tasks still running")
+                await asyncio.sleep(0.005)
+            await asyncio.sleep(0)
+
+        loop.run_until_complete(idle())
+
+    return run
+
+
+@pytest.fixture
+def run_until(loop: qasync.QEventLoop) -> Callable[..., None]:
+    """Run the loop until a condition holds."""
+
+    def run(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+        async def wait() -> None:
+            deadline = time.monotonic() + timeout
+            while not condition():
+                if time.monotonic() > deadline:
+                    raise TimeoutError("condition not met in time")
+                await asyncio.sleep(0.005)
+
+        loop.run_until_complete(wait())
+
+    return run
