@@ -1,0 +1,234 @@
+"""The memory table: a lazy model over the store, with filtering and sorting in SQL.
+
+Rows arrive a page at a time (`canFetchMore`/`fetchMore`), asynchronously and guarded
+against re-entry, so 100,000 memories scroll without being loaded whole. A new query
+(search text, filters, sort) replaces the rows; answers to superseded queries are
+dropped by a generation counter, so fast typing never shows stale results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+
+from memory_app.domain.humanize import relative_time
+from memory_app.domain.records import ItemQuery, MemoryRecord
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+RECORD_ROLE = Qt.ItemDataRole.UserRole + 2
+PAGE = 200
+
+# (header, sort key, how to show a record's value)
+COLUMNS: tuple[tuple[str, str, Callable[[MemoryRecord], Any]], ...] = (
+    ("Content", "content", lambda r: r.content),
+    ("Category", "category", lambda r: r.category),
+    ("Confidence", "confidence", lambda r: f"{r.confidence:.2f}"),
+    ("Used", "access_count", lambda r: str(r.access_count)),
+    ("Last used", "last_accessed_at", lambda r: relative_time(r.last_accessed_at)),
+    ("Extracted", "extracted_at", lambda r: r.extracted_at.strftime("%Y-%m-%d")),
+    ("Status", "status", lambda r: r.status),
+    ("Pinned", "pinned", lambda r: ""),
+)
+CONTENT, CATEGORY, CONFIDENCE, USED, LAST_USED, EXTRACTED, STATUS, PINNED = range(len(COLUMNS))
+_NUMERIC = {CONFIDENCE, USED}
+
+Fetch = Callable[[ItemQuery], Awaitable[list[MemoryRecord]]]
+Count = Callable[[ItemQuery], Awaitable[int]]
+Spawn = Callable[[Any], Any]
+
+
+class MemoryTableModel(QAbstractTableModel):
+    """Signals:
+    loaded(int): a new query's first page arrived; the argument is the total count.
+    """
+
+    loaded = Signal(int)
+
+    def __init__(self, fetch: Fetch, count: Count, spawn: Spawn, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._fetch = fetch
+        self._count = count
+        self._spawn = spawn
+        self._query = ItemQuery(limit=PAGE)
+        self._rows: list[MemoryRecord] = []
+        self._total = 0
+        self._generation = 0
+        self._fetching = False
+        self.category_names: dict[str, str] = {}
+        self.pin_icon: Any = None  # set by the view (models create no widgets or icons)
+
+    # -- Qt model interface -----------------------------------------------------------
+
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section][0]
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        record = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == CATEGORY:
+                return self.category_names.get(record.category, record.category)
+            return COLUMNS[column][2](record)
+        if role == SORT_ROLE:
+            value = getattr(record, COLUMNS[column][1])
+            return "" if value is None else value
+        if role == RECORD_ROLE:
+            return record
+        if role == Qt.ItemDataRole.ToolTipRole and column == CONTENT:
+            return record.content
+        if role == Qt.ItemDataRole.DecorationRole and column == PINNED and record.pinned:
+            return self.pin_icon
+        if role == Qt.ItemDataRole.ToolTipRole and column == PINNED and record.pinned:
+            return "Pinned: never archived or merged"
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in _NUMERIC:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def canFetchMore(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
+        return not parent.isValid() and not self._fetching and len(self._rows) < self._total
+
+    def fetchMore(self, parent: ModelIndex = QModelIndex()) -> None:  # noqa: B008
+        if not self.canFetchMore(parent):
+            return
+        self._fetching = True
+        page = dataclasses.replace(self._query, offset=len(self._rows), limit=PAGE)
+        self._spawn(self._append(page, self._generation))
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(COLUMNS):
+            return
+        descending = order == Qt.SortOrder.DescendingOrder
+        self.set_query(
+            dataclasses.replace(self._query, sort_key=COLUMNS[column][1], descending=descending)
+        )
+
+    # -- loading ----------------------------------------------------------------------
+
+    @property
+    def query(self) -> ItemQuery:
+        return self._query
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    @property
+    def busy(self) -> bool:
+        return self._fetching
+
+    def set_query(self, query: ItemQuery) -> None:
+        """Show what `query` selects, from its first page (loaded off the GUI thread)."""
+        self._query = dataclasses.replace(query, offset=0, limit=PAGE)
+        self._generation += 1
+        self._fetching = True
+        self._spawn(self._reload(self._query, self._generation))
+
+    def reload(self) -> None:
+        self.set_query(self._query)
+
+    async def _reload(self, query: ItemQuery, generation: int) -> None:
+        try:
+            total = await self._count(query)
+            rows = await self._fetch(query) if total else []
+        finally:
+            if generation == self._generation:
+                self._fetching = False
+        if generation != self._generation:
+            return  # a newer query was asked for meanwhile
+        self.beginResetModel()
+        self._rows = list(rows)
+        self._total = total
+        self.endResetModel()
+        self.loaded.emit(total)
+
+    async def _append(self, page: ItemQuery, generation: int) -> None:
+        try:
+            rows = await self._fetch(page)
+        finally:
+            if generation == self._generation:
+                self._fetching = False
+        if generation != self._generation or not rows:
+            if not rows and generation == self._generation:
+                self._total = len(self._rows)  # the store shrank meanwhile
+            return
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
+        self._rows.extend(rows)
+        self.endInsertRows()
+
+    # -- records ----------------------------------------------------------------------
+
+    def record(self, row: int) -> MemoryRecord:
+        return self._rows[row]
+
+    def row_of(self, item_id: int) -> int | None:
+        return next((i for i, r in enumerate(self._rows) if r.id == item_id), None)
+
+    def update_record(self, record: MemoryRecord) -> None:
+        """Show an edited record in place (a targeted dataChanged, no reset)."""
+        row = self.row_of(record.id)
+        if row is None:
+            return
+        self._rows[row] = record
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def remove_ids(self, ids: Sequence[int]) -> None:
+        """Drop rows that no longer match (deleted, moved away) without a reload."""
+        gone = set(ids)
+        for row in range(len(self._rows) - 1, -1, -1):
+            if self._rows[row].id in gone:
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del self._rows[row]
+                self.endRemoveRows()
+                self._total -= 1
+
+
+class MemoryFilterProxy(QSortFilterProxyModel):
+    """Sorting is the store's job (the model re-queries); the proxy narrows the loaded rows
+    at once while a debounced full-text query is on its way, so typing feels instant."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterKeyColumn(CONTENT)
+        self._words: list[str] = []
+
+    def set_quick_filter(self, text: str) -> None:
+        self.beginFilterChange()
+        self._words = [w for w in text.lower().split() if w]
+        self.endFilterChange()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
+        if not self._words:
+            return True
+        index = self.sourceModel().index(source_row, CONTENT, source_parent)
+        content = str(self.sourceModel().data(index) or "").lower()
+        return all(word in content for word in self._words)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        source = self.sourceModel()
+        if source is not None and column >= 0:
+            source.sort(column, order)

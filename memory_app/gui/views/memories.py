@@ -1,0 +1,527 @@
+"""Memories: the category browser, the memory table with search and filters, and the
+editor (seed 000 §7.4, UX.md "Memories")."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import markdown
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memory_app.assets import icon_path
+from memory_app.domain.records import CategoryInfo, ItemQuery, MemoryRecord
+from memory_app.domain.validation import ValidationError
+from memory_app.gui.context import AppContext
+from memory_app.gui.models.memory_table_model import (
+    CATEGORY,
+    CONFIDENCE,
+    CONTENT,
+    EXTRACTED,
+    LAST_USED,
+    PINNED,
+    STATUS,
+    USED,
+    MemoryFilterProxy,
+    MemoryTableModel,
+)
+from memory_app.gui.views.base import View
+from memory_app.gui.widgets.memory_editor import MemoryEditor
+
+SEARCH_DEBOUNCE_MS = 150
+STATUS_CHOICES = (
+    ("Active", ("active",)),
+    ("Archived", ("archived",)),
+    ("Superseded", ("superseded",)),
+    ("Deleted", ("deleted",)),
+    ("All statuses", ()),
+)
+PINNED_CHOICES = (("Pinned or not", None), ("Pinned only", True), ("Not pinned", False))
+DATE_CHOICES = (
+    ("Any time", None),
+    ("Last 7 days", 7),
+    ("Last 30 days", 30),
+    ("Last 90 days", 90),
+    ("Last year", 365),
+)
+ALL = "__all__"
+
+
+class MemoriesView(View):
+    key = "memories"
+    title = "Memories"
+    icon = "memories"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent)
+        self.categories: list[CategoryInfo] = []
+        self.model = MemoryTableModel(self._fetch, self._count, context.spawn, self)
+        self.proxy = MemoryFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(self.apply_filters)
+        self._pending_select: int | None = None
+
+        splitter = QSplitter(self)
+        splitter.addWidget(self._build_categories())
+        splitter.addWidget(self._build_table())
+        splitter.addWidget(self._build_editor())
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([210, 680, 310])
+        for index in range(3):
+            splitter.setCollapsible(index, False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+        self.model.loaded.connect(self._loaded)
+        self.model.rowsInserted.connect(lambda *_: self._update_footer())
+        self.model.rowsRemoved.connect(lambda *_: self._update_footer())
+        context.events.memories_changed.connect(self._memories_changed)
+        self._started = False
+        self._selection_changed()
+
+    # -- building ---------------------------------------------------------------------
+
+    def _build_categories(self) -> QWidget:
+        panel = QWidget(self)
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(8, 8, 4, 8)
+        heading = QLabel("<b>Categories</b>", panel)
+        self.category_list = QTreeWidget(panel)
+        self.category_list.setObjectName("categoryList")
+        self.category_list.setRootIsDecorated(False)
+        self.category_list.setHeaderHidden(True)
+        self.category_list.setColumnCount(2)
+        self.category_list.header().setStretchLastSection(False)
+        self.category_list.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.category_list.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.category_list.currentItemChanged.connect(lambda *_: self._category_changed())
+        self.summary = QTextBrowser(panel)
+        self.summary.setObjectName("categorySummary")
+        self.summary.setOpenLinks(False)
+        layout.addWidget(heading)
+        layout.addWidget(self.category_list, 2)
+        layout.addWidget(QLabel("<b>Summary</b>", panel))
+        layout.addWidget(self.summary, 3)
+        return panel
+
+    def _build_table(self) -> QWidget:
+        panel = QWidget(self)
+        layout = QVBoxLayout(panel)
+        layout.setContentsMargins(4, 8, 4, 4)
+        layout.setSpacing(6)
+
+        self.search = QLineEdit(panel)
+        self.search.setObjectName("memorySearch")
+        self.search.setPlaceholderText("Search memories…  (Ctrl+F)")
+        self.search.setClearButtonEnabled(True)
+        self.search.textEdited.connect(self._search_edited)
+        self.search.returnPressed.connect(self.apply_filters)
+        layout.addWidget(self.search)
+
+        filters = QHBoxLayout()
+        filters.setSpacing(6)
+        self.status_filter = self._combo(panel, STATUS_CHOICES, "Status")
+        self.pinned_filter = self._combo(panel, PINNED_CHOICES, "Pinned")
+        self.date_filter = self._combo(panel, DATE_CHOICES, "Extracted")
+        self.min_confidence = self._spin(panel, 0.0, "Lowest confidence shown")
+        self.max_confidence = self._spin(panel, 1.0, "Highest confidence shown")
+        self.source_filter = QComboBox(panel)
+        self.source_filter.setToolTip("Only memories learnt from this conversation")
+        self.source_filter.addItem("Any conversation", None)
+        self.source_filter.currentIndexChanged.connect(lambda *_: self.apply_filters())
+        filters.addWidget(self.status_filter)
+        filters.addWidget(self.pinned_filter)
+        filters.addWidget(self.date_filter)
+        filters.addWidget(QLabel("Confidence", panel))
+        filters.addWidget(self.min_confidence)
+        filters.addWidget(QLabel("–", panel))
+        filters.addWidget(self.max_confidence)
+        filters.addWidget(self.source_filter, 1)
+        layout.addLayout(filters)
+
+        bulk = QHBoxLayout()
+        bulk.setSpacing(6)
+        self.selection_label = QLabel("", panel)
+        self.pin_button = QPushButton("Pin", panel)
+        self.unpin_button = QPushButton("Unpin", panel)
+        self.move_button = QToolButton(panel)
+        self.move_button.setText("Move to")
+        self.move_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.move_menu = QMenu(self.move_button)
+        self.move_button.setMenu(self.move_menu)
+        self.delete_button = QPushButton("Delete", panel)
+        self.delete_button.setToolTip("Delete the selected memories (Del); undo with Ctrl+Z")
+        self.pin_button.clicked.connect(lambda: self.bulk_pin(True))
+        self.unpin_button.clicked.connect(lambda: self.bulk_pin(False))
+        self.delete_button.clicked.connect(self.delete_selected)
+        bulk.addWidget(self.selection_label, 1)
+        for widget in (self.pin_button, self.unpin_button, self.move_button, self.delete_button):
+            bulk.addWidget(widget)
+        layout.addLayout(bulk)
+
+        self.table = QTableView(panel)
+        self.table.setObjectName("memoryTable")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(CONTENT, QHeaderView.ResizeMode.Stretch)
+        for column, width in (
+            (CATEGORY, 150),
+            (CONFIDENCE, 84),
+            (USED, 48),
+            (LAST_USED, 86),
+            (EXTRACTED, 88),
+            (STATUS, 80),
+            (PINNED, 56),
+        ):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            self.table.setColumnWidth(column, width)
+        # Status has its own filter and "last used" matters once retrieval records use:
+        # both start hidden; the header's context menu shows any column.
+        for column in (LAST_USED, STATUS):
+            self.table.setColumnHidden(column, True)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._header_menu)
+        self.model.pin_icon = QIcon(str(icon_path("pin")))
+        header.setSortIndicator(EXTRACTED, Qt.SortOrder.DescendingOrder)
+        header.setSortIndicatorShown(True)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+        layout.addWidget(self.table, 1)
+
+        self.footer = QLabel("", panel)
+        self.footer.setObjectName("memoryCount")
+        layout.addWidget(self.footer)
+        return panel
+
+    def _build_editor(self) -> QWidget:
+        self.editor = MemoryEditor(self)
+        self.editor.save_requested.connect(self.save)
+        self.editor.source_requested.connect(
+            lambda where: self.context.events.navigate.emit("sources", where)
+        )
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(self.editor)
+        scroll.setMinimumWidth(290)
+        return scroll
+
+    def _combo(self, parent: QWidget, choices: tuple[tuple[str, Any], ...], tip: str) -> QComboBox:
+        combo = QComboBox(parent)
+        combo.setToolTip(tip)
+        for text, value in choices:
+            combo.addItem(text, value)
+        combo.currentIndexChanged.connect(lambda *_: self.apply_filters())
+        return combo
+
+    def _spin(self, parent: QWidget, value: float, tip: str) -> QDoubleSpinBox:
+        spin = QDoubleSpinBox(parent)
+        spin.setRange(0.0, 1.0)
+        spin.setSingleStep(0.05)
+        spin.setDecimals(2)
+        spin.setValue(value)
+        spin.setToolTip(tip)
+        spin.valueChanged.connect(lambda *_: self.apply_filters())
+        return spin
+
+    # -- loading ----------------------------------------------------------------------
+
+    async def _fetch(self, query: ItemQuery) -> list[MemoryRecord]:
+        return await self.context.call(self.context.service.query_items, query)
+
+    async def _count(self, query: ItemQuery) -> int:
+        return await self.context.call(self.context.service.count_items, query)
+
+    def activate(self, argument: Any = None) -> None:
+        if isinstance(argument, int):
+            self._pending_select = argument
+        if not self._started:
+            self._started = True
+            self.apply_filters()
+        elif isinstance(argument, int):
+            self.context.spawn(self._show_item(argument))
+        self.context.spawn(self.reload())
+
+    async def reload(self) -> None:
+        """Categories with counts, the conversations for the source filter, the summary."""
+        service = self.context.service
+        self.categories = await self.context.call(service.categories)
+        resources = await self.context.call(service.resources, limit=200)
+        self._fill_categories()
+        self._fill_sources([(r.id, r.title or r.source_path or f"#{r.id}") for r in resources])
+        self.editor.set_categories(self.categories)
+        self._fill_move_menu()
+        await self._show_summary()
+
+    def _fill_categories(self) -> None:
+        current = self.selected_category()
+        self.category_list.blockSignals(True)
+        self.category_list.clear()
+        total = sum(c.item_count for c in self.categories)
+        rows = [(ALL, "All memories", total, "Every category")]
+        rows += [(c.key, c.name, c.item_count, c.description) for c in self.categories]
+        for key, name, count, description in rows:
+            item = QTreeWidgetItem([name, f"{count:,}"])
+            item.setData(0, Qt.ItemDataRole.UserRole, key)
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item.setToolTip(0, description)
+            self.category_list.addTopLevelItem(item)
+        keys = [key for key, *_ in rows]
+        index = keys.index(current) if current in keys else 0
+        self.category_list.setCurrentItem(self.category_list.topLevelItem(index))
+        self.category_list.blockSignals(False)
+        self.model.category_names = {c.key: c.name for c in self.categories}
+
+    def _fill_sources(self, sources: list[tuple[int, str]]) -> None:
+        current = self.source_filter.currentData()
+        self.source_filter.blockSignals(True)
+        self.source_filter.clear()
+        self.source_filter.addItem("Any conversation", None)
+        for ident, title in sources:
+            self.source_filter.addItem(f"#{ident} {title}"[:60], ident)
+        index = self.source_filter.findData(current) if current is not None else 0
+        self.source_filter.setCurrentIndex(max(0, index))
+        self.source_filter.blockSignals(False)
+
+    def _fill_move_menu(self) -> None:
+        self.move_menu.clear()
+        for category in self.categories:
+            action = self.move_menu.addAction(category.name)
+            action.triggered.connect(lambda _c=False, key=category.key: self.bulk_move(key))
+
+    def selected_category(self) -> str:
+        item = self.category_list.currentItem()
+        return item.data(0, Qt.ItemDataRole.UserRole) if item is not None else ALL
+
+    def _category_changed(self) -> None:
+        self.apply_filters()
+        self.context.spawn(self._show_summary())
+
+    async def _show_summary(self) -> None:
+        key = self.selected_category()
+        if key == ALL:
+            lines = ["## All memories", ""]
+            lines += [f"- **{c.name}**: {c.item_count:,}" for c in self.categories]
+            if not any(c.item_count for c in self.categories):
+                lines += ["", "_Nothing learnt yet. Import a conversation from File ▸ Import._"]
+            text = "\n".join(lines)
+        else:
+            view = await self.context.call(self.context.service.get_category, key, limit=1)
+            text = view.summary_markdown or f"## {view.info.name}\n\n_No entries yet._"
+        self.summary.setHtml(markdown.markdown(text, extensions=["extra"]))
+
+    # -- filters ----------------------------------------------------------------------
+
+    def current_query(self) -> ItemQuery:
+        days = self.date_filter.currentData()
+        category = self.selected_category()
+        return dataclasses.replace(
+            self.model.query,
+            text=self.search.text().strip(),
+            category=None if category == ALL else category,
+            statuses=tuple(self.status_filter.currentData()),
+            pinned=self.pinned_filter.currentData(),
+            min_confidence=self.min_confidence.value(),
+            max_confidence=self.max_confidence.value(),
+            since=datetime.now(UTC) - timedelta(days=days) if days else None,
+            source_resource_id=self.source_filter.currentData(),
+        )
+
+    def apply_filters(self) -> None:
+        self._search_timer.stop()
+        query = self.current_query()
+        if query.text and not any(ch.isalnum() for ch in query.text):
+            query = dataclasses.replace(query, text="")
+        if query.text:
+            query = dataclasses.replace(query, sort_key=None)  # best match first
+        self.model.set_query(query)
+
+    def _search_edited(self, text: str) -> None:
+        self.proxy.set_quick_filter(text)  # instant narrowing of what is loaded
+        self._search_timer.start()  # then the full-text query, once typing pauses
+
+    def focus_search(self) -> None:
+        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.selectAll()
+
+    def _loaded(self, total: int) -> None:
+        self.proxy.set_quick_filter("")
+        self._update_footer()
+        if self._pending_select is not None:
+            ident, self._pending_select = self._pending_select, None
+            self.context.spawn(self._show_item(ident))
+
+    def _update_footer(self) -> None:
+        shown, total = self.model.rowCount(), self.model.total
+        if total == 0:
+            query = self.model.query
+            filtered = query.text or query.category or query.pinned is not None
+            self.footer.setText(
+                "No memories match these filters."
+                if filtered
+                else "No memories yet: import a conversation from File ▸ Import."
+            )
+        elif shown < total:
+            self.footer.setText(f"{total:,} memories · {shown:,} loaded (scroll for more)")
+        else:
+            self.footer.setText(f"{total:,} memories")
+
+    # -- selection and editing --------------------------------------------------------
+
+    def selected_records(self) -> list[MemoryRecord]:
+        rows = {self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()}
+        return [self.model.record(r) for r in sorted(rows)]
+
+    def _selection_changed(self) -> None:
+        records = self.selected_records()
+        count = len(records)
+        self.selection_label.setText(f"{count} selected" if count else "")
+        for widget in (self.pin_button, self.unpin_button, self.move_button, self.delete_button):
+            widget.setEnabled(count > 0)
+        if count == 1:
+            self.context.spawn(self._show_item(records[0].id))
+        elif count > 1:
+            self.editor.show_nothing(f"{count} memories selected: use Pin, Move to or Delete.")
+        else:
+            self.editor.show_nothing()
+
+    async def _show_item(self, item_id: int) -> None:
+        service = self.context.service
+        record = await self.context.call(service.get_item, item_id)
+        history = await self.context.call(service.item_history, item_id)
+        self.editor.show_record(record, history)
+        row = self.model.row_of(item_id)
+        if row is not None:
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+            if index.isValid() and not self.table.selectionModel().isRowSelected(index.row()):
+                self.table.selectionModel().blockSignals(True)
+                self.table.selectionModel().select(
+                    index,
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                self.table.selectionModel().blockSignals(False)
+                self.table.scrollTo(index)
+
+    def save(self, item_id: int, changes: dict[str, Any]) -> None:
+        self.context.spawn(self._save(item_id, changes))
+
+    async def _save(self, item_id: int, changes: dict[str, Any]) -> None:
+        service = self.context.service
+        try:
+            record = await self.context.call(service.edit_item, item_id, **changes)
+        except ValidationError as exc:
+            self.editor.show_errors(exc.errors)
+            return
+        history = await self.context.call(service.item_history, item_id)
+        self.editor.show_record(record, history)
+        self.model.update_record(record)
+        self.context.events.notify.emit(f"Saved memory #{item_id}.", self._undo)
+        self.context.events.memories_changed.emit()
+
+    # -- bulk actions -----------------------------------------------------------------
+
+    def delete_selected(self) -> None:
+        ids = [r.id for r in self.selected_records()]
+        if ids:
+            self.context.spawn(self._bulk(ids, "delete", {"status": "deleted"}, "Deleted"))
+
+    def bulk_pin(self, pinned: bool) -> None:
+        ids = [r.id for r in self.selected_records()]
+        if ids:
+            verb = "Pinned" if pinned else "Unpinned"
+            action = "pin" if pinned else "unpin"
+            self.context.spawn(self._bulk(ids, action, {"pinned": pinned}, verb))
+
+    def bulk_move(self, category: str) -> None:
+        ids = [r.id for r in self.selected_records()]
+        if ids:
+            name = next((c.name for c in self.categories if c.key == category), category)
+            self.context.spawn(
+                self._bulk(ids, "recategorize", {"category": category}, f"Moved to {name}:")
+            )
+
+    async def _bulk(self, ids: list[int], action: str, changes: dict[str, Any], verb: str) -> None:
+        await self.context.call(self.context.service.bulk_set, ids, action, **changes)
+        noun = "memory" if len(ids) == 1 else "memories"
+        self.context.events.notify.emit(f"{verb} {len(ids)} {noun}.", self._undo)
+        self.context.events.memories_changed.emit()
+
+    def _undo(self) -> None:
+        self.context.spawn(self._undo_async())
+
+    async def _undo_async(self) -> None:
+        ids = await self.context.call(self.context.service.undo)
+        self.context.events.notify.emit(
+            f"Undid the last change to {len(ids)} memories." if ids else "Nothing to undo.", None
+        )
+        self.context.events.memories_changed.emit()
+
+    def _memories_changed(self) -> None:
+        if self._started:
+            self.model.reload()
+            self.context.spawn(self.reload())
+
+    def _header_menu(self, position: Any) -> None:
+        menu = QMenu(self)
+        for column in range(1, self.model.columnCount()):
+            title = self.model.headerData(column, Qt.Orientation.Horizontal)
+            action = menu.addAction(str(title))
+            action.setCheckable(True)
+            action.setChecked(not self.table.isColumnHidden(column))
+            action.toggled.connect(lambda shown, c=column: self.table.setColumnHidden(c, not shown))
+        menu.popup(self.table.horizontalHeader().mapToGlobal(position))
+
+    def _context_menu(self, position: Any) -> None:
+        if not self.selected_records():
+            return
+        menu = QMenu(self)
+        pin = QAction("Pin", menu)
+        pin.triggered.connect(lambda: self.bulk_pin(True))
+        unpin = QAction("Unpin", menu)
+        unpin.triggered.connect(lambda: self.bulk_pin(False))
+        delete = QAction("Delete", menu)
+        delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        delete.triggered.connect(self.delete_selected)
+        menu.addAction(pin)
+        menu.addAction(unpin)
+        menu.addMenu(self.move_menu).setText("Move to")
+        menu.addSeparator()
+        menu.addAction(delete)
+        menu.popup(self.table.viewport().mapToGlobal(position))

@@ -1,0 +1,236 @@
+"""The memory editor pane: fields, inline validation errors, source and history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from PySide6.QtCore import QDateTime, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QLabel, QWidget
+
+from memory_app.domain.records import AuditRecord, CategoryInfo, MemoryRecord
+from memory_app.gui.forms.ui_memory_editor import Ui_MemoryEditorForm
+
+ERROR_STYLE = "color: #c62828;"
+_FIELD_ERRORS = {
+    "content": "contentError",
+    "category": "categoryError",
+    "confidence": "confidenceError",
+    "tags": "tagsError",
+    "valid_from": "validityError",
+    "valid_until": "validityError",
+}
+
+
+def describe_event(event: AuditRecord) -> str:
+    """One history line: when, who, what (and which fields a change touched)."""
+    when = event.at.astimezone().strftime("%Y-%m-%d %H:%M")
+    what = event.action
+    if event.before and event.after:
+        changed = [
+            k
+            for k in event.after
+            if event.before.get(k) != event.after.get(k) and k not in ("last_seen_at",)
+        ]
+        if changed:
+            what += f": {', '.join(c.replace('_', ' ') for c in changed)}"
+    return f"{when} · {event.actor} · {what}"
+
+
+def _to_qt(value: datetime | None) -> QDateTime:
+    if value is None:
+        return QDateTime.currentDateTime()
+    return QDateTime.fromSecsSinceEpoch(int(value.timestamp()))
+
+
+def _from_qt(value: QDateTime) -> datetime:
+    return datetime.fromtimestamp(value.toSecsSinceEpoch(), tz=UTC)
+
+
+class MemoryEditor(QWidget):
+    """Edits one memory; the view saves it off the GUI thread.
+
+    Signals:
+        save_requested(int, dict): the person asked to save these changes to this item.
+        source_requested(object): (resource_id, turn_start, turn_end) to open in Sources.
+    """
+
+    save_requested = Signal(int, dict)
+    source_requested = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ui = Ui_MemoryEditorForm()
+        self.ui.setupUi(self)
+        self.record: MemoryRecord | None = None
+        for label in set(_FIELD_ERRORS.values()):
+            error: QLabel = getattr(self.ui, label)
+            error.setStyleSheet(ERROR_STYLE)
+            error.hide()
+        self.ui.save.clicked.connect(self.request_save)
+        self.ui.revert.clicked.connect(self.revert)
+        self.ui.source.linkActivated.connect(self._open_source)
+        self.ui.hasValidFrom.toggled.connect(self.ui.validFrom.setEnabled)
+        self.ui.hasValidUntil.toggled.connect(self.ui.validUntil.setEnabled)
+        self.ui.hasValidFrom.setToolTip("Set a start of validity")
+        self.ui.hasValidUntil.setToolTip("Set an end of validity")
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        self.ui.source.setStyleSheet(f"color: {muted};")
+        self.show_nothing()
+
+    def set_categories(self, categories: Sequence[CategoryInfo]) -> None:
+        current = self.ui.category.currentData()
+        self.ui.category.clear()
+        for category in categories:
+            self.ui.category.addItem(category.name, category.key)
+        if current is not None:
+            self.ui.category.setCurrentIndex(max(0, self.ui.category.findData(current)))
+
+    # -- showing ----------------------------------------------------------------------
+
+    def show_nothing(self, text: str = "Select a memory to edit it.") -> None:
+        self.record = None
+        self.ui.heading.setText(f"<i>{text}</i>")
+        self._set_enabled(False)
+        self.ui.content.setPlainText("")
+        self.ui.tags.clear()
+        self.ui.source.setText("—")
+        self.ui.history.clear()
+        self.clear_errors()
+
+    def show_record(self, record: MemoryRecord, history: Sequence[AuditRecord] = ()) -> None:
+        self.record = record
+        status = "" if record.status == "active" else f" ({record.status})"
+        self.ui.heading.setText(f"<b>Memory #{record.id}</b>{status}")
+        self._set_enabled(True)
+        self.ui.content.setPlainText(record.content)
+        self.ui.category.setCurrentIndex(max(0, self.ui.category.findData(record.category)))
+        self.ui.confidence.setValue(record.confidence)
+        self.ui.tags.setText(", ".join(record.tags))
+        self.ui.pinned.setChecked(record.pinned)
+        for box, edit, value in (
+            (self.ui.hasValidFrom, self.ui.validFrom, record.valid_from),
+            (self.ui.hasValidUntil, self.ui.validUntil, record.valid_until),
+        ):
+            box.setChecked(value is not None)
+            edit.setEnabled(value is not None)
+            edit.setDateTime(_to_qt(value))
+        self.ui.source.setText(self._source_text(record))
+        self.ui.history.clear()
+        self.ui.history.addItems([describe_event(e) for e in history])
+        self.clear_errors()
+
+    @staticmethod
+    def _source_text(record: MemoryRecord) -> str:
+        if record.source_resource_id is None:
+            return "Written by hand."
+        start = record.turn_start if record.turn_start is not None else -1
+        end = record.turn_end if record.turn_end is not None else start
+        where = f"conversation #{record.source_resource_id}"
+        if start >= 0:
+            where += f", turn {start}" if start == end else f", turns {start}–{end}"
+        if record.line_start is not None:
+            where += f", line {record.line_start}"
+        href = f"source:{record.source_resource_id}:{start}:{end}"
+        extractor = f" · learnt by the {record.extractor} extractor" if record.extractor else ""
+        seen = f" · seen {record.reinforcement_count + 1}×" if record.reinforcement_count else ""
+        return f'<a href="{href}">Open {where}</a>{extractor}{seen}'
+
+    def _set_enabled(self, enabled: bool) -> None:
+        for widget in (
+            self.ui.content,
+            self.ui.category,
+            self.ui.confidence,
+            self.ui.tags,
+            self.ui.pinned,
+            self.ui.hasValidFrom,
+            self.ui.hasValidUntil,
+            self.ui.save,
+            self.ui.revert,
+        ):
+            widget.setEnabled(enabled)
+        if not enabled:
+            self.ui.validFrom.setEnabled(False)
+            self.ui.validUntil.setEnabled(False)
+
+    # -- editing ----------------------------------------------------------------------
+
+    def changes(self) -> dict[str, Any]:
+        """The fields that differ from the shown record, as the service names them."""
+        record = self.record
+        if record is None:
+            return {}
+        tags = [t.strip().lower() for t in self.ui.tags.text().split(",") if t.strip()]
+        valid_from = (
+            _from_qt(self.ui.validFrom.dateTime()) if self.ui.hasValidFrom.isChecked() else None
+        )
+        valid_until = (
+            _from_qt(self.ui.validUntil.dateTime()) if self.ui.hasValidUntil.isChecked() else None
+        )
+        values: dict[str, Any] = {
+            "content": self.ui.content.toPlainText().strip(),
+            "category": self.ui.category.currentData(),
+            "confidence": round(self.ui.confidence.value(), 2),
+            "tags": sorted(set(tags)),
+            "pinned": self.ui.pinned.isChecked(),
+            "valid_from": valid_from,
+            "valid_until": valid_until,
+        }
+        current = {
+            "content": record.content,
+            "category": record.category,
+            "confidence": round(record.confidence, 2),
+            "tags": sorted(record.tags),
+            "pinned": record.pinned,
+            "valid_from": _rounded(record.valid_from),
+            "valid_until": _rounded(record.valid_until),
+        }
+        return {k: v for k, v in values.items() if v != current[k]}
+
+    def request_save(self) -> None:
+        if self.record is None:
+            return
+        changes = self.changes()
+        if not changes:
+            self.show_errors({})
+            return
+        self.save_requested.emit(self.record.id, changes)
+
+    def revert(self) -> None:
+        if self.record is not None:
+            history = [self.ui.history.item(i).text() for i in range(self.ui.history.count())]
+            self.show_record(self.record)
+            self.ui.history.addItems(history)
+
+    def clear_errors(self) -> None:
+        self.show_errors({})
+
+    def show_errors(self, errors: dict[str, str]) -> None:
+        """Mark each invalid field with its reason, right next to it."""
+        shown: dict[str, list[str]] = {}
+        for field, message in errors.items():
+            label = _FIELD_ERRORS.get(field, "contentError")
+            shown.setdefault(label, []).append(message)
+        for label in set(_FIELD_ERRORS.values()):
+            widget: QLabel = getattr(self.ui, label)
+            widget.setText("\n".join(shown.get(label, [])))
+            widget.setVisible(label in shown)
+
+    def error_text(self, field: str) -> str:
+        """The error shown next to a field, or "" when it is valid."""
+        label: QLabel = getattr(self.ui, _FIELD_ERRORS[field])
+        return "" if label.isHidden() else label.text()
+
+    def _open_source(self, href: str) -> None:
+        _, resource, start, end = href.split(":")
+        first, last = int(start), int(end)
+        self.source_requested.emit(
+            (int(resource), first if first >= 0 else None, last if last >= 0 else None)
+        )
+
+
+def _rounded(value: datetime | None) -> datetime | None:
+    """Validity as the editor can show it (whole seconds), so unchanged is unchanged."""
+    return value.replace(microsecond=0) if value is not None else None
