@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("restore", "bring back a forgotten memory")
     p.add_argument("id", type=int)
     add("undo", "undo your last change")
+    p = add("demo", "fill an empty store with demo conversations (try the app without your own)")
+    p.add_argument("--generated", type=int, default=0, help="also add N generated memories")
     add("gui", "open the desktop window (the default)")
     return parser
 
@@ -276,6 +278,24 @@ def _undo(service: MemoryService, args: argparse.Namespace) -> Output:
     return {"undone": ids}, text
 
 
+def _demo(service: MemoryService, args: argparse.Namespace) -> Output:
+    from memory_app.demo import build_demo_store
+
+    if service.get_stats().resources:
+        raise ValueError(
+            "this store already holds conversations; use an empty --data-dir for the demo"
+        )
+    if args.generated < 0:
+        raise ValueError("--generated must be 0 or more")
+    added = build_demo_store(service, generated=args.generated)
+    text = (
+        f"Demo store ready: {added['conversations']} conversations, {added['memories']} memories."
+    )
+    return added, text + " Open it with: memory-app --data-dir " + str(
+        service.db.path.parent if service.db.path else ""
+    )
+
+
 _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "import": _import,
     "search": _search,
@@ -287,6 +307,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "forget": _forget,
     "restore": _restore,
     "undo": _undo,
+    "demo": _demo,
 }
 
 if __name__ == "__main__":
