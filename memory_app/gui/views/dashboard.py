@@ -1,0 +1,358 @@
+"""Dashboard: the store at a glance (seed 000 §7.2), each number a way into its view."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QFont, QHideEvent, QIcon, QResizeEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QStackedLayout,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memory_app.assets import icon_path
+from memory_app.domain.humanize import relative_time
+from memory_app.domain.records import ActivityEntry, CategoryInfo, DashboardData
+from memory_app.gui.context import AppContext
+from memory_app.gui.views.base import View
+from memory_app.gui.widgets.charts import CategoryBarChart, ConfidenceHistogram, WeeklyAddedChart
+from memory_app.gui.widgets.empty_state import EmptyState
+from memory_app.gui.widgets.stat_card import StatCard
+
+MARGIN = 20
+SPACING = 12
+
+# Card key → (caption, the view and argument that clicking it opens).
+CARDS: dict[str, tuple[str, tuple[str, Any]]] = {
+    "items": ("Total memories", ("memories", None)),
+    "categories": ("Categories", ("memories", None)),
+    "resources": ("Conversations processed", ("sources", None)),
+    "conflicts": ("Open conflicts", ("conflicts", None)),
+    "last_memorized": ("Last memorized", ("sources", None)),
+    "next_maintenance": ("Next maintenance", ("maintenance", None)),
+}
+ACTIVITY_ICONS = {"import": "sources", "change": "memories", "maintenance": "maintenance"}
+NO_ACTIVITY = "Nothing yet: import a conversation from File ▸ Import"
+WELCOME_TEXT = (
+    "Memory Curator keeps what your AI coding assistant should remember: your "
+    "preferences, decisions and conventions, learned from past conversations.<br><br>"
+    "Import your Claude Code history (the <tt>~/.claude/projects</tt> folder) or a "
+    "text or Markdown transcript to begin. The built-in offline extractor needs no "
+    "API key and keeps everything on your computer."
+)
+
+
+def full_time(when: datetime) -> str:
+    """A timestamp in full, in local time, for tooltips."""
+    local = when.astimezone()
+    return f"{local:%A} {local.day} {local:%B %Y, %H:%M}"
+
+
+def upcoming_time(when: datetime, now: datetime | None = None) -> str:
+    """ "in 5 min", "in 3 h", "in 2 days": a time still to come."""
+    # Rounded, not floored: a run five hours away reads "in 5 h" a moment later too.
+    seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if seconds < 60:
+        return "due now"
+    if seconds < 3570:
+        return f"in {max(1, round(seconds / 60))} min"
+    if seconds < 84600:
+        return f"in {round(seconds / 3600)} h"
+    days = round(seconds / 86400)
+    return "in 1 day" if days == 1 else f"in {days} days"
+
+
+class CardRow(QWidget):
+    """The stat cards: one row when there is room, otherwise rows of three (or two)."""
+
+    def __init__(self, cards: list[StatCard], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.cards = cards
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(SPACING)
+        self.columns = 0
+        self._arrange(len(cards))
+
+    def columns_for(self, width: int) -> int:
+        widest = max(card.minimumSizeHint().width() for card in self.cards)
+        for columns in (len(self.cards), 3, 2):
+            if columns * widest + (columns - 1) * SPACING <= width:
+                return columns
+        return 1
+
+    def _arrange(self, columns: int) -> None:
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for card in self.cards:
+            self.grid.removeWidget(card)
+        for column in range(len(self.cards)):
+            self.grid.setColumnStretch(column, 1 if column < columns else 0)
+        for index, card in enumerate(self.cards):
+            self.grid.addWidget(card, index // columns, index % columns)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._arrange(self.columns_for(event.size().width()))
+
+    def minimumSizeHint(self) -> QSize:
+        # Narrow enough for one column, so the scroll area decides the width.
+        hint = super().minimumSizeHint()
+        widest = max(card.minimumSizeHint().width() for card in self.cards)
+        return QSize(widest, hint.height())
+
+
+class DashboardView(View):
+    """Cards, three charts and recent activity; a welcome page while the store is empty.
+
+    Every number comes from `service.dashboard()` (with `service.categories()` for the
+    chart's names and order), run on the database worker, and is refreshed while the
+    view is visible whenever memories or sources change.
+    """
+
+    key = "dashboard"
+    title = "Dashboard"
+    icon = "dashboard"
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(context, parent)
+        self.data: DashboardData | None = None
+        self._categories: list[CategoryInfo] | None = None
+        self._loading = False
+        self._reload_again = False
+
+        self.welcome = EmptyState(
+            "memory-curator",
+            "Welcome to Memory Curator",
+            WELCOME_TEXT,
+            action="Import Conversations…",
+            parent=self,
+        )
+        self.welcome.setObjectName("dashboardWelcome")
+        assert self.welcome.button is not None
+        self.welcome.button.clicked.connect(
+            lambda: self.context.events.navigate.emit("sources", "import")
+        )
+
+        self.scroll = QScrollArea(self)
+        self.scroll.setObjectName("dashboardScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        content = QWidget(self.scroll)
+        content.setObjectName("dashboardContent")
+        self.scroll.setWidget(content)
+
+        self.cards: dict[str, StatCard] = {}
+        for key, (caption, target) in CARDS.items():
+            card = StatCard(caption, content)
+            card.setObjectName(f"{key}Card")
+            card.clicked.connect(lambda target=target: self.context.events.navigate.emit(*target))
+            self.cards[key] = card
+        self.card_row = CardRow(list(self.cards.values()), content)
+
+        self.category_chart = CategoryBarChart(content)
+        self.weekly_chart = WeeklyAddedChart(content)
+        self.confidence_chart = ConfidenceHistogram(content)
+        charts = QHBoxLayout()
+        charts.setSpacing(SPACING)
+        # Category names need the most room.
+        charts.addWidget(self.category_chart, 4)
+        charts.addWidget(self.weekly_chart, 3)
+        charts.addWidget(self.confidence_chart, 3)
+
+        heading = QLabel("Recent activity", content)
+        heading.setObjectName("activityHeading")
+        font = QFont(heading.font())
+        font.setWeight(QFont.Weight.DemiBold)
+        heading.setFont(font)
+        self.activity = QTreeWidget(content)
+        self.activity.setObjectName("activityList")
+        self.activity.setRootIsDecorated(False)
+        self.activity.setUniformRowHeights(True)
+        self.activity.setHeaderHidden(True)
+        self.activity.setColumnCount(2)
+        self.activity.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.activity.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.activity.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.activity.setIconSize(QSize(16, 16))
+        header = self.activity.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.activity.itemActivated.connect(self._open_activity)
+        self.no_activity = QLabel(NO_ACTIVITY, content)
+        self.no_activity.setObjectName("noActivity")
+        self.no_activity.setWordWrap(True)
+        self.activity_pages = QStackedLayout()
+        self.activity_pages.addWidget(self.no_activity)
+        self.activity_pages.addWidget(self.activity)
+
+        column = QVBoxLayout(content)
+        column.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        column.setSpacing(SPACING)
+        column.addWidget(self.card_row)
+        column.addSpacing(SPACING)
+        column.addLayout(charts)
+        column.addSpacing(SPACING)
+        column.addWidget(heading)
+        column.addLayout(self.activity_pages)
+        column.addStretch(1)
+
+        self.pages = QStackedLayout(self)
+        self.pages.addWidget(self.scroll)
+        self.pages.addWidget(self.welcome)
+
+        # Relative times ("5 min ago") go stale while the page is open.
+        self._clock = QTimer(self)
+        self._clock.setInterval(60_000)
+        self._clock.timeout.connect(self._refresh_times)
+        context.events.memories_changed.connect(self._store_changed)
+        context.events.sources_changed.connect(self._store_changed)
+
+    # -- loading ----------------------------------------------------------------------
+
+    async def reload(self) -> None:
+        if self._loading:
+            # Changes arrived while a load was under way: load once more afterwards.
+            self._reload_again = True
+            return
+        self._loading = True
+        try:
+            while True:
+                self._reload_again = False
+                data = await self.context.call(self.context.service.dashboard)
+                categories = await self.context.call(self.context.service.categories)
+                self._categories = categories
+                self.show_data(data)
+                if not self._reload_again:
+                    break
+        finally:
+            self._loading = False
+
+    def _store_changed(self) -> None:
+        if self.isVisible():
+            self.context.spawn(self.reload())
+
+    # -- showing ----------------------------------------------------------------------
+
+    def show_data(self, data: DashboardData) -> None:
+        """Fill every card, chart and list from `data` (no I/O)."""
+        self.data = data
+        stats = data.stats
+        if stats.items == 0 and stats.resources == 0:
+            self.pages.setCurrentWidget(self.welcome)
+            return
+        self.pages.setCurrentWidget(self.scroll)
+
+        archived = stats.items_by_status.get("archived", 0)
+        self.cards["items"].set_value(
+            f"{stats.items:,}",
+            f"{stats.items_by_status.get('active', 0):,} active, {archived:,} archived, "
+            f"{stats.pinned:,} pinned.\nOpen Memories.",
+        )
+        self.cards["categories"].set_value(f"{stats.categories:,}", "Open Memories.")
+        self.cards["resources"].set_value(f"{stats.resources:,}", "Open Sources.")
+        self.cards["conflicts"].set_value(
+            f"{stats.conflicts_open:,}",
+            "Contradicting memories waiting for your decision.\nOpen Conflicts."
+            if stats.conflicts_open
+            else "No contradictions to resolve.\nOpen Conflicts.",
+        )
+        self._show_times()
+
+        counts, names = self._category_counts(data)
+        self.category_chart.set_data(counts, names)
+        self.weekly_chart.set_data(
+            data.weekly_added,
+            empty_text="Nothing added in these weeks" if stats.items else "No data yet",
+        )
+        self.confidence_chart.set_data(data.confidence_histogram)
+        self._show_activity(data.activity)
+
+    def _show_times(self) -> None:
+        if self.data is None:
+            return
+        last = self.data.stats.last_memorized
+        self.cards["last_memorized"].set_value(
+            relative_time(last),
+            f"Last import: {full_time(last)}.\nOpen Sources." if last else "Nothing imported yet.",
+        )
+        upcoming = self.data.next_maintenance
+        if upcoming is None:
+            self.cards["next_maintenance"].set_value(
+                "Not scheduled",
+                "Maintenance scheduling is not set up yet.\nOpen Maintenance to see past runs.",
+            )
+        else:
+            self.cards["next_maintenance"].set_value(
+                upcoming_time(upcoming), f"{full_time(upcoming)}.\nOpen Maintenance."
+            )
+
+    def _category_counts(self, data: DashboardData) -> tuple[dict[str, int], dict[str, str]]:
+        """Counts in the categories' own order, empty categories included, with names."""
+        by_category = data.stats.items_by_category
+        categories = sorted(self._categories or [], key=lambda c: (c.position, c.name))
+        counts = {c.key: by_category.get(c.key, 0) for c in categories}
+        for key, count in by_category.items():
+            counts.setdefault(key, count)
+        return counts, {c.key: c.name for c in categories}
+
+    def _show_activity(self, entries: tuple[ActivityEntry, ...]) -> None:
+        self.activity.clear()
+        for entry in sorted(entries, key=lambda e: e.at, reverse=True):
+            row = QTreeWidgetItem([entry.text, relative_time(entry.at)])
+            row.setIcon(0, QIcon(str(icon_path(ACTIVITY_ICONS.get(entry.kind, "dashboard")))))
+            row.setToolTip(0, entry.text)
+            row.setToolTip(1, full_time(entry.at))
+            row.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            row.setData(0, Qt.ItemDataRole.UserRole, entry)
+            self.activity.addTopLevelItem(row)
+        self.activity_pages.setCurrentWidget(self.activity if entries else self.no_activity)
+        # Every entry shows; the page scrolls, the list does not.
+        rows = self.activity.topLevelItemCount()
+        row_height = self.activity.sizeHintForRow(0) if rows else 0
+        frame = 2 * self.activity.frameWidth()
+        self.activity.setFixedHeight(rows * row_height + frame + 2)
+
+    def _refresh_times(self) -> None:
+        if self.data is None or not self.isVisible():
+            return
+        self._show_times()
+        for index in range(self.activity.topLevelItemCount()):
+            row = self.activity.topLevelItem(index)
+            entry: ActivityEntry = row.data(0, Qt.ItemDataRole.UserRole)
+            row.setText(1, relative_time(entry.at))
+
+    # -- navigation -------------------------------------------------------------------
+
+    def _open_activity(self, row: QTreeWidgetItem, column: int = 0) -> None:
+        entry: ActivityEntry = row.data(0, Qt.ItemDataRole.UserRole)
+        if entry.kind == "import" and entry.resource_id is not None:
+            self.context.events.navigate.emit("sources", entry.resource_id)
+        elif entry.kind == "change" and entry.item_id is not None:
+            self.context.events.navigate.emit("memories", entry.item_id)
+        elif entry.kind == "maintenance":
+            self.context.events.navigate.emit("maintenance", None)
+
+    # -- Qt ---------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._clock.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._clock.stop()
+        super().hideEvent(event)
