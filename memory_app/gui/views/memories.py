@@ -91,7 +91,7 @@ class MemoriesView(View):
         splitter.addWidget(self._build_table())
         splitter.addWidget(self._build_editor())
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([210, 680, 310])
+        splitter.setSizes([190, 720, 290])
         for index in range(3):
             splitter.setCollapsible(index, False)
         layout = QVBoxLayout(self)
@@ -207,7 +207,7 @@ class MemoriesView(View):
         header.setSectionResizeMode(CONTENT, QHeaderView.ResizeMode.Stretch)
         for column, width in (
             (CATEGORY, 150),
-            (CONFIDENCE, 84),
+            (CONFIDENCE, 80),
             (USED, 48),
             (LAST_USED, 86),
             (EXTRACTED, 88),
@@ -216,9 +216,9 @@ class MemoriesView(View):
         ):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             self.table.setColumnWidth(column, width)
-        # Status has its own filter and "last used" matters once retrieval records use:
-        # both start hidden; the header's context menu shows any column.
-        for column in (LAST_USED, STATUS):
+        # Status has its own filter, and use counts matter once retrieval records use:
+        # they start hidden so the content has room; the header's menu shows any column.
+        for column in (USED, LAST_USED, STATUS):
             self.table.setColumnHidden(column, True)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._header_menu)

@@ -33,6 +33,8 @@ class SettingsView(View):
         name = service.extractor.name
         self.ui.extractorName.setText(EXTRACTOR_NAMES.get(name, name))
         self.ui.threshold.setText(f"{CONFIDENCE_THRESHOLD:.2f}")
+        for hint in (self.ui.storageHint, self.ui.extractorHint):
+            hint.setMinimumWidth(360)  # wrapped labels in a form shrink to a narrow column
         header = self.ui.categories.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)

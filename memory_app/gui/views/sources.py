@@ -644,8 +644,6 @@ class SourcesView(View):
             action="Import Claude Code History…",
             parent=self,
         )
-        # A word-wrapped label in a centring layout shrinks to its shortest lines.
-        self.empty.text.setMinimumWidth(min(440, self.empty.text.maximumWidth()))
         assert self.empty.button is not None
         self.empty.button.clicked.connect(self.import_folder)
 

@@ -32,6 +32,9 @@ class EmptyState(QWidget):
         self.text.setWordWrap(True)
         self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.text.setMaximumWidth(460)
+        # A word-wrapped label in a centring layout shrinks to its shortest lines;
+        # a minimum width keeps the explanation a readable paragraph.
+        self.text.setMinimumWidth(360)
         layout.addWidget(picture)
         layout.addWidget(self.title)
         layout.addWidget(self.text, 0, Qt.AlignmentFlag.AlignHCenter)
