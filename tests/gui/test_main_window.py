@@ -29,7 +29,9 @@ def window(qtbot, context: AppContext, settle: Callable[..., None]) -> Iterator[
             ExtractedItem("bug_patterns", "Off-by-one in the pager; fixed the slice end", 0.9),
         ]
     )
-    context.service.memorize(conversation(("A long enough conversation to pass the triviality gate.", "Yes.")))
+    context.service.memorize(
+        conversation(("A long enough conversation to pass the triviality gate.", "Yes."))
+    )
     main = build_main_window(context)
     qtbot.addWidget(main)
     main.show()
