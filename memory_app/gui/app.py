@@ -101,6 +101,7 @@ def run_app(settings: Settings) -> int:
         window.centralWidget().installEventFilter(probe)
     window.show()
     closing = asyncio.Event()
+    app.aboutToQuit.connect(window.save_state)  # also when quit without closing the window
     app.aboutToQuit.connect(closing.set)
     try:
         with loop:

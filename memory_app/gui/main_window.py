@@ -258,7 +258,10 @@ class MainWindow(QMainWindow):
         self.show_view(keys.index(key) if key in keys else 0)
         self.refresh_counts()
 
-    def closeEvent(self, event: QCloseEvent) -> None:
+    def save_state(self) -> None:
         self.context.settings.setValue("window/geometry", self.saveGeometry())
         self.context.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
         super().closeEvent(event)
