@@ -28,6 +28,7 @@ from memory_app.store.tables import MemoryItemRow
 
 _ITEM = MemoryItemRow
 _FTS = table("memory_fts", column("rowid"))
+_RANK = "bm25(memory_fts, 1.0, 0.5)"
 
 
 def _conditions(query: ItemQuery) -> list[ColumnElement[bool]]:
@@ -52,26 +53,43 @@ def _conditions(query: ItemQuery) -> list[ColumnElement[bool]]:
 
 
 def _matching(query: ItemQuery) -> tuple[Select[Any], bool]:
-    """Ids (and relevance) of the items the query selects, unordered."""
+    """Ids (and relevance) of the items the query selects, unordered.
+
+    With search text the full-text index drives: its matches are found first and then
+    joined to their items (`id IN (…)` walks the primary key). Letting SQLite start from
+    the item table instead probed the index once per item: seconds at 100k items.
+    """
     where = _conditions(query)
     if query.text.strip():
-        rank = literal_column("bm25(memory_fts, 1.0, 0.5)")
+        hits = (
+            select(_FTS.c.rowid.label("id"), literal_column(_RANK).label("rank"))
+            .select_from(_FTS)
+            .where(text("memory_fts MATCH :fts").bindparams(fts=match_expression(query.text)))
+            .subquery("hits")
+        )
+        # A LEFT JOIN keeps SQLite from reordering: the hits stay the outer loop. The
+        # filters on the item then drop the (never expected) unmatched rows anyway.
         stmt = (
-            select(col(_ITEM.id), rank.label("rank"))
-            .select_from(_ITEM)
-            .join(_FTS, _FTS.c.rowid == _ITEM.id)
-            .where(
-                text("memory_fts MATCH :fts").bindparams(fts=match_expression(query.text)),
-                *where,
-            )
+            select(col(_ITEM.id), hits.c.rank)
+            .select_from(hits.join(_ITEM, col(_ITEM.id) == hits.c.id, isouter=True))
+            .where(col(_ITEM.id).is_not(None), *where)
         )
         return stmt, True
     return select(col(_ITEM.id)).where(and_(True, *where)), False
 
 
 def count_items(session: Session, query: ItemQuery) -> int:
-    stmt, _ = _matching(query)
-    total = session.connection().execute(select(func.count()).select_from(stmt.subquery()))
+    where = _conditions(query)
+    if query.text.strip():
+        matches = (
+            select(_FTS.c.rowid)
+            .select_from(_FTS)
+            .where(text("memory_fts MATCH :fts").bindparams(fts=match_expression(query.text)))
+        )
+        where.append(col(_ITEM.id).in_(matches))  # walks the primary key per match
+    total = session.connection().execute(
+        select(func.count()).select_from(_ITEM).where(and_(True, *where))
+    )
     return int(total.scalar_one())
 
 

@@ -84,7 +84,9 @@ class MemoryItemRow(SQLModel, table=True):
 
     __tablename__ = "memory_item"
     __table_args__ = (
-        Index("ix_memory_item_category_status", "category", "status"),
+        # The memory table's default orders: newest first within a status (and category).
+        Index("ix_memory_item_status_extracted", "status", "extracted_at"),
+        Index("ix_memory_item_category_status", "category", "status", "extracted_at"),
         Index("ix_memory_item_dedupe", "category", "content_key"),
     )
 

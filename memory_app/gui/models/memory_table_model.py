@@ -43,8 +43,10 @@ COLUMNS: tuple[tuple[str, str, Callable[[MemoryRecord], Any]], ...] = (
 CONTENT, CATEGORY, CONFIDENCE, USED, LAST_USED, EXTRACTED, STATUS, PINNED = range(len(COLUMNS))
 _NUMERIC = {CONFIDENCE, USED}
 
-Fetch = Callable[[ItemQuery], Awaitable[list[MemoryRecord]]]
-Count = Callable[[ItemQuery], Awaitable[int]]
+# Both take the query and a check, called on the worker thread just before the query
+# runs, that says whether the answer is still wanted; when not they skip the work.
+Fetch = Callable[[ItemQuery, Callable[[], bool]], Awaitable[list[MemoryRecord]]]
+Count = Callable[[ItemQuery, Callable[[], bool]], Awaitable[int]]
 Spawn = Callable[[Any], Any]
 
 
@@ -149,9 +151,14 @@ class MemoryTableModel(QAbstractTableModel):
         self.set_query(self._query)
 
     async def _reload(self, query: ItemQuery, generation: int) -> None:
+        def current() -> bool:
+            return generation == self._generation
+
         try:
-            total = await self._count(query)
-            rows = await self._fetch(query) if total else []
+            # Typing queues queries on the one database worker; any that a newer query
+            # has made stale by the time their turn comes are skipped, not run.
+            total = await self._count(query, current)
+            rows = await self._fetch(query, current) if total and current() else []
         finally:
             if generation == self._generation:
                 self._fetching = False
@@ -165,7 +172,7 @@ class MemoryTableModel(QAbstractTableModel):
 
     async def _append(self, page: ItemQuery, generation: int) -> None:
         try:
-            rows = await self._fetch(page)
+            rows = await self._fetch(page, lambda: generation == self._generation)
         finally:
             if generation == self._generation:
                 self._fetching = False

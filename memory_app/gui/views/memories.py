@@ -4,6 +4,7 @@ editor (seed 000 §7.4, UX.md "Memories")."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -269,11 +270,13 @@ class MemoriesView(View):
 
     # -- loading ----------------------------------------------------------------------
 
-    async def _fetch(self, query: ItemQuery) -> list[MemoryRecord]:
-        return await self.context.call(self.context.service.query_items, query)
+    async def _fetch(self, query: ItemQuery, wanted: Callable[[], bool]) -> list[MemoryRecord]:
+        service = self.context.service
+        return await self.context.call(lambda: service.query_items(query) if wanted() else [])
 
-    async def _count(self, query: ItemQuery) -> int:
-        return await self.context.call(self.context.service.count_items, query)
+    async def _count(self, query: ItemQuery, wanted: Callable[[], bool]) -> int:
+        service = self.context.service
+        return await self.context.call(lambda: service.count_items(query) if wanted() else 0)
 
     def activate(self, argument: Any = None) -> None:
         if isinstance(argument, int):
