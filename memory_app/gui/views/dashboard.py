@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,7 +28,6 @@ from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import ActivityEntry, CategoryInfo, DashboardData
 from memory_app.gui.context import AppContext
 from memory_app.gui.views.base import View
-from memory_app.gui.widgets.charts import CategoryBarChart, ConfidenceHistogram, WeeklyAddedChart
 from memory_app.gui.widgets.empty_state import EmptyState
 from memory_app.gui.widgets.stat_card import StatCard
 
@@ -43,6 +43,9 @@ CARDS: dict[str, tuple[str, tuple[str, Any]]] = {
     "last_memorized": ("Last memorized", ("sources", None)),
     "next_maintenance": ("Next maintenance", ("maintenance", None)),
 }
+CHARTS_MODULE = "memory_app.gui.widgets.charts"
+CHART_STRETCH = (4, 3, 3)  # category names need the most room
+CHART_MIN_HEIGHT = 230  # the charts own minimum, so nothing moves when they arrive
 ACTIVITY_ICONS = {"import": "sources", "change": "memories", "maintenance": "maintenance"}
 NO_ACTIVITY = "Nothing yet: import a conversation from File ▸ Import"
 WELCOME_TEXT = (
@@ -163,15 +166,20 @@ class DashboardView(View):
             self.cards[key] = card
         self.card_row = CardRow(list(self.cards.values()), content)
 
-        self.category_chart = CategoryBarChart(content)
-        self.weekly_chart = WeeklyAddedChart(content)
-        self.confidence_chart = ConfidenceHistogram(content)
-        charts = QHBoxLayout()
+        # The charts (pyqtgraph and numpy: a third of a second to import) are built on
+        # the first load, after the window has painted; until then they hold a place.
+        self._chart_host = content
+        self._charts_layout = charts = QHBoxLayout()
         charts.setSpacing(SPACING)
-        # Category names need the most room.
-        charts.addWidget(self.category_chart, 4)
-        charts.addWidget(self.weekly_chart, 3)
-        charts.addWidget(self.confidence_chart, 3)
+        self._placeholders: list[QWidget] = []
+        for stretch in CHART_STRETCH:
+            placeholder = QWidget(content)
+            placeholder.setMinimumHeight(CHART_MIN_HEIGHT)
+            charts.addWidget(placeholder, stretch)
+            self._placeholders.append(placeholder)
+        self.category_chart: Any = None
+        self.weekly_chart: Any = None
+        self.confidence_chart: Any = None
 
         heading = QLabel("Recent activity", content)
         heading.setObjectName("activityHeading")
@@ -233,6 +241,8 @@ class DashboardView(View):
         try:
             while True:
                 self._reload_again = False
+                if self.category_chart is None:  # import off the GUI thread, build on it
+                    await self.context.call(importlib.import_module, CHARTS_MODULE)
                 data = await self.context.call(self.context.service.dashboard)
                 categories = await self.context.call(self.context.service.categories)
                 self._categories = categories
@@ -248,8 +258,26 @@ class DashboardView(View):
 
     # -- showing ----------------------------------------------------------------------
 
+    def _install_charts(self) -> None:
+        if self.category_chart is not None:
+            return
+        charts = importlib.import_module(CHARTS_MODULE)
+        self.category_chart = charts.CategoryBarChart(self._chart_host)
+        self.weekly_chart = charts.WeeklyAddedChart(self._chart_host)
+        self.confidence_chart = charts.ConfidenceHistogram(self._chart_host)
+        built = (self.category_chart, self.weekly_chart, self.confidence_chart)
+        for placeholder, chart, stretch in zip(
+            self._placeholders, built, CHART_STRETCH, strict=True
+        ):
+            index = self._charts_layout.indexOf(placeholder)
+            self._charts_layout.takeAt(index)
+            placeholder.deleteLater()
+            self._charts_layout.insertWidget(index, chart, stretch)
+        self._placeholders = []
+
     def show_data(self, data: DashboardData) -> None:
         """Fill every card, chart and list from `data` (no I/O)."""
+        self._install_charts()
         self.data = data
         stats = data.stats
         if stats.items == 0 and stats.resources == 0:
