@@ -1,32 +1,94 @@
 """Run benchmarks and write their figures to benchmarks/results/<name>.json.
 
-python -m benchmarks                # every benchmark
+python -m benchmarks                          # every benchmark, at the issue's sizes
 python -m benchmarks store --items 20000
+python -m benchmarks startup search stall --items 5000 --queries 20 --files 40
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+import traceback
+from collections.abc import Callable
 from pathlib import Path
-
-from benchmarks import store_search
+from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
+NAMES = ("store", "startup", "search", "stall")
+
+
+def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[str, Any]], Any]:
+    """(result file stem, how to run it, the module with report()). The GUI benchmarks are
+    imported only when asked for: they set QT_QPA_PLATFORM before Qt is imported."""
+    if name == "store":
+        from benchmarks import store_search as module
+
+        store_queries = args.queries or 200
+        return (
+            "store_search",
+            lambda: module.run(items=args.items, queries=store_queries),
+            module,
+        )
+    if name == "startup":
+        from benchmarks import gui_startup as module
+
+        return "gui_startup", lambda: module.run(items=args.items, runs=args.runs), module
+    if name == "search":
+        from benchmarks import gui_search as module
+
+        search_queries = args.queries or 60
+        return (
+            "gui_search",
+            lambda: module.run(items=args.items, queries=search_queries, budget_s=args.budget),
+            module,
+        )
+    from benchmarks import gui_import_stall as module
+
+    return (
+        "gui_import_stall",
+        lambda: module.run(items=args.items, files=args.files, trace=args.trace_stalls),
+        module,
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
-    parser.add_argument("which", nargs="*", choices=["store"], default=["store"])
-    parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "which", nargs="*", metavar="NAME", help=f"any of {', '.join(NAMES)}; default: all"
+    )
+    parser.add_argument("--items", type=int, default=100_000, help="memories in the store")
+    parser.add_argument(
+        "--queries", type=int, default=None, help="queries (store: 200, search: 60)"
+    )
+    parser.add_argument("--runs", type=int, default=5, help="startup: launches per view")
+    parser.add_argument("--files", type=int, default=200, help="stall: conversations imported")
+    parser.add_argument(
+        "--budget", type=float, default=150.0, help="search: seconds for all queries at most"
+    )
+    parser.add_argument(
+        "--trace-stalls",
+        action="store_true",
+        help="stall: sample the threads' stacks during stalls (perturbs the figures a little)",
+    )
     args = parser.parse_args()
+    unknown = [n for n in args.which if n not in NAMES]
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(NAMES)}")
     RESULTS.mkdir(exist_ok=True)
     failed = False
-    if "store" in args.which:
-        result = store_search.run(items=args.items, queries=args.queries)
-        (RESULTS / "store_search.json").write_text(json.dumps(result, indent=2))
-        print(store_search.report(result))
+    for name in [n for n in NAMES if n in args.which or not args.which]:
+        stem, run, module = _plan(name, args)
+        try:
+            result = run()
+        except Exception as exc:  # one broken benchmark must not hide the others' figures
+            traceback.print_exc()
+            result = {"benchmark": stem, "passed": False, "error": f"{type(exc).__name__}: {exc}"}
+            print(f"{stem}: FAILED to run: {result['error']}", file=sys.stderr)
+        else:
+            print(module.report(result), flush=True)
+        (RESULTS / f"{stem}.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
         failed |= not result["passed"]
     return 1 if failed else 0
 

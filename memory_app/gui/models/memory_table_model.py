@@ -53,9 +53,11 @@ Spawn = Callable[[Any], Any]
 class MemoryTableModel(QAbstractTableModel):
     """Signals:
     loaded(int): a new query's first page arrived; the argument is the total count.
+    settled: nothing is loading any more (after a query or a page).
     """
 
     loaded = Signal(int)
+    settled = Signal()
 
     def __init__(self, fetch: Fetch, count: Count, spawn: Spawn, parent: Any = None) -> None:
         super().__init__(parent)
@@ -169,6 +171,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._total = total
         self.endResetModel()
         self.loaded.emit(total)
+        self.settled.emit()
 
     async def _append(self, page: ItemQuery, generation: int) -> None:
         try:
@@ -176,6 +179,7 @@ class MemoryTableModel(QAbstractTableModel):
         finally:
             if generation == self._generation:
                 self._fetching = False
+                self.settled.emit()
         if generation != self._generation or not rows:
             if not rows and generation == self._generation:
                 self._total = len(self._rows)  # the store shrank meanwhile
