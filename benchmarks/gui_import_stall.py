@@ -4,7 +4,7 @@ memories. Target: longest gap under 50 ms at 100,000 items.
 
 In process, offscreen: a QApplication and the qasync loop, the real main window
 (`build_main_window(build_context(...))`), and a real import of F generated Claude Code
-sessions through `context.jobs.run("import", … service.import_paths …)`, its progress
+sessions through `context.jobs.run("import", … import_in_process (a child process) …)`, its progress
 carried to the GUI thread by a queued Qt signal into the StatusModel, as the app does.
 A 5 ms precise QTimer records each tick on the GUI thread; a gap between two ticks is
 how long the loop could not answer the user.
@@ -42,6 +42,7 @@ from PySide6.QtWidgets import QApplication
 
 from benchmarks.gui_startup import build_store
 from benchmarks.stats import percentile
+from memory_app.background import import_in_process
 from memory_app.config import resolve_settings
 from memory_app.demo import AREAS, NOUNS, TOOLS, VERBS
 from memory_app.domain.jobs import JobState
@@ -335,7 +336,7 @@ async def _measure(window: Any, context: Any, paths: list[Path], trace: bool) ->
     if tracer is not None:
         tracer.start()
     context.status.begin("Importing conversations")
-    job = context.jobs.run("import", lambda job: service.import_paths(paths, job=job), state)
+    job = context.jobs.run("import", lambda job: import_in_process(service, paths, job=job), state)
     report = await asyncio.wait_for(job, IMPORT_TIMEOUT_S)
     t_end = time.perf_counter()
     context.status.finish("Import finished")

@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memory_app.background import import_in_process
 from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
@@ -958,7 +959,7 @@ class SourcesView(View):
         self.context.status.begin("Importing conversations")
         try:
             report = await self.context.jobs.run(
-                "import", lambda job: service.import_paths(paths, job=job), state
+                "import", lambda job: import_in_process(service, paths, job=job), state
             )
         except Exception as exc:  # a failed import must leave the window working
             log.warning("import failed", exc_info=exc)
