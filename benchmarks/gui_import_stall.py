@@ -376,10 +376,8 @@ def run(items: int = 100_000, files: int = 200, trace: bool = False) -> dict[str
             measured = loop.run_until_complete(_measure(window, context, [root / "import"], trace))
         finally:
             window.close()
-            context.tasks.cancel_all()
+            context.shutdown()
             loop.run_until_complete(asyncio.sleep(0))
-            context.jobs.shutdown()
-            context.db.shutdown()
             service.close()
             window.deleteLater()
             loop.run_until_complete(asyncio.sleep(0))

@@ -294,10 +294,8 @@ def run(items: int = 100_000, queries: int = 60, budget_s: float = BUDGET_S) -> 
             measured = loop.run_until_complete(_measure(view, context, texts, budget_s))
         finally:
             view.close()
-            context.tasks.cancel_all()
+            context.shutdown()
             loop.run_until_complete(asyncio.sleep(0))
-            context.jobs.shutdown()
-            context.db.shutdown()
             service.close()
             view.deleteLater()
             loop.run_until_complete(asyncio.sleep(0))

@@ -115,8 +115,6 @@ def run_app(settings: Settings) -> int:
         with loop:
             loop.run_until_complete(closing.wait())
     finally:
-        context.tasks.cancel_all()
-        context.jobs.shutdown()
-        context.db.shutdown()
+        context.shutdown()
         service.close()
     return 0

@@ -120,3 +120,9 @@ class AppContext:
 
     def spawn(self, coro: Any) -> Any:
         return self.tasks.spawn(coro)
+
+    def shutdown(self) -> None:
+        """Stop background work: cancel tasks, cancel and join jobs, stop the worker."""
+        self.tasks.cancel_all()
+        self.jobs.shutdown()
+        self.db.shutdown()

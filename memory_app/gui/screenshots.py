@@ -80,9 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                             settle(context)
                     window.grab().save(str(args.out / f"{view.key}.png"))
             window.close()
-            context.tasks.cancel_all()
-            context.jobs.shutdown()
-            context.db.shutdown()
+            context.shutdown()
             service.close()
     print(f"screenshots written to {args.out}")
     return 0
