@@ -16,7 +16,10 @@ from memory_app import __version__
 from memory_app.config import resolve_settings
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import ITEM_STATUSES, MemoryRecord
+from memory_app.domain.usage import UsageSummary
 from memory_app.domain.validation import ValidationError
+from memory_app.extract.base import Extractor, ExtractorError
+from memory_app.extract.factory import EXTRACTOR_CHOICES, default_choice, make_extractor
 from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
 
@@ -50,6 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("import", "import conversations (files or folders) and learn from them")
     p.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     p.add_argument("--format", choices=FORMATS, help="skip auto-detection")
+    p.add_argument(
+        "--extractor",
+        choices=EXTRACTOR_CHOICES,
+        default=None,
+        help="offline rules (the default; MEMORY_APP_EXTRACTOR changes it), claude "
+        "(needs ANTHROPIC_API_KEY), or auto (claude when a key is set, else offline)",
+    )
 
     p = add("search", "full-text search over memories, best first")
     p.add_argument("query")
@@ -69,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("categories", "list categories with their memory counts")
     add("stats", "counts at a glance")
+    p = add("usage", "tokens and estimated cost of the Claude extractor so far")
+    p.add_argument("--runs", type=int, default=0, help="also list the latest N model calls")
+    add("test-connection", "send Claude one tiny request: is the key valid, how fast it answers")
 
     p = add("edit", "change a memory")
     p.add_argument("id", type=int)
@@ -100,9 +113,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         from memory_app.gui.app import run_app
 
         return run_app(settings)
+    if args.command == "test-connection":
+        payload, text, code = _test_connection()
+        return _print(payload, text, as_json, code)
     handler = _HANDLERS[args.command]
     try:
-        service = MemoryService.open(settings)
+        extractor = _extractor(args)
+    except (ExtractorError, ValueError) as exc:
+        return _fail(str(exc), as_json)
+    try:
+        service = MemoryService.open(settings, extractor)
     except StoreError as exc:
         return _fail(str(exc), as_json)
     try:
@@ -111,12 +131,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), as_json)
     finally:
         service.close()
-    payload, text = output
+        close = getattr(extractor, "close", None)
+        if close is not None:
+            close()
+    return _print(*output, as_json)
+
+
+def _print(payload: Any, text: str, as_json: bool, code: int = 0) -> int:
     if as_json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     elif text:
-        print(text)
-    return 0
+        print(text, file=sys.stderr if code else sys.stdout)
+    return code
+
+
+def _extractor(args: argparse.Namespace) -> Extractor | None:
+    """The extractor `import` asked for; None (the service's offline default) elsewhere."""
+    if args.command != "import":
+        return None
+    return make_extractor(args.extractor or default_choice())
+
+
+def _test_connection() -> tuple[Any, str, int]:
+    from memory_app.extract.claude import check_connection
+    from memory_app.extract.claude_settings import ClaudeSettings
+    from memory_app.extract.credentials import NO_KEY_MESSAGE, find_api_key
+
+    try:
+        settings = ClaudeSettings.from_env()
+    except ValueError as exc:
+        return {"ok": False, "error": str(exc)}, f"memory-app: error: {exc}", 1
+    key = find_api_key()
+    if key is None:
+        return {"ok": False, "error": NO_KEY_MESSAGE}, f"memory-app: error: {NO_KEY_MESSAGE}", 1
+    check = check_connection(key, settings)
+    payload = {
+        "ok": check.ok,
+        "model": check.model,
+        "latency_ms": check.latency_ms,
+        "message": check.message,
+        "key_source": key.source,
+    }
+    if check.ok:
+        return payload, f"Connected: {check.message} (key from {key.source}).", 0
+    return payload, f"memory-app: error: {check.message}", 1
 
 
 def _fail(message: str, as_json: bool) -> int:
@@ -158,7 +216,48 @@ def _import(service: MemoryService, args: argparse.Namespace) -> Output:
     if report.problems:
         lines.append(f"Unreadable lines: {len(report.problems)}")
         lines += [f"  {p}" for p in report.problems]
+    notes = [n for r in report.results for n in r.notes] + list(report.notes)
+    if notes:
+        lines.append(f"Notes: {len(notes)}")
+        lines += [f"  {n}" for n in notes]
+    if report.usage is not None:
+        lines.append(f"Claude usage: {_usage_line(report.usage)}")
     return report.to_json(), "\n".join(lines)
+
+
+def _usage_line(usage: UsageSummary) -> str:
+    tokens = f"{usage.input_tokens:,} input + {usage.output_tokens:,} output tokens"
+    requests = f"{usage.requests:,} {'request' if usage.requests == 1 else 'requests'}"
+    cost = f"about ${usage.cost_usd:.4f}"
+    if usage.unpriced_runs:
+        cost += f" (+ {usage.unpriced_runs} calls to models with no known price)"
+    return f"{requests}, {tokens}, {cost}"
+
+
+def _usage(service: MemoryService, args: argparse.Namespace) -> Output:
+    usage = service.usage()
+    payload = usage.to_json()
+    if not usage.runs:
+        text = "No Claude calls recorded yet (the offline extractor costs nothing)."
+    else:
+        lines = [f"Total: {_usage_line(usage)}"]
+        if usage.errors:
+            lines.append(f"Failed calls: {usage.errors}")
+        lines += [
+            f"  {m.model:<28} {m.input_tokens:>12,} in {m.output_tokens:>10,} out"
+            f"  ${m.cost_usd:.4f}"
+            for m in usage.by_model
+        ]
+        text = "\n".join(lines)
+    if args.runs > 0:
+        runs = service.extraction_runs(args.runs)
+        payload["runs"] = [r.to_json() for r in runs]
+        text += "\n" + "\n".join(
+            f"{r.at:%Y-%m-%d %H:%M} {r.kind:<8} {r.status:<8} {r.input_tokens:>8,} in "
+            f"{r.output_tokens:>7,} out  {r.source or r.category or ''}"
+            for r in runs
+        )
+    return payload, text
 
 
 def _records(records: list[MemoryRecord], empty: str) -> Output:
@@ -303,6 +402,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "show": _show,
     "categories": _categories,
     "stats": _stats,
+    "usage": _usage,
     "edit": _edit,
     "forget": _forget,
     "restore": _restore,

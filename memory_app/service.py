@@ -2,25 +2,27 @@
 
 It owns the memorize pipeline (redact → gate → store resource → extract → deduplicate →
 summarize) and item curation (edit, pin, forget, restore, undo). It returns plain
-records, never ORM rows, and each operation is one unit of work.
+records, never ORM rows, and each operation is one unit of work. With a model-backed
+extractor, category summaries are evolved by the model between units of work (never
+while the write lock is held), and every model call's tokens and cost are recorded.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from memory_app.config import Settings
 from memory_app.domain.categories import DEFAULT_CATEGORIES, Category, default_importance
-from memory_app.domain.gates import skip_reason, truncate_for_extraction
+from memory_app.domain.gates import MAX_TOTAL_CHARS, skip_reason, truncate_for_extraction
 from memory_app.domain.jobs import JobCancelled, JobState
 from memory_app.domain.records import (
     AuditRecord,
@@ -39,16 +41,27 @@ from memory_app.domain.records import (
 from memory_app.domain.redaction import redact, redact_transcript
 from memory_app.domain.rendering import render_transcript
 from memory_app.domain.similarity import reinforced_confidence
-from memory_app.domain.summary import MAX_FACTS, render_category_summary
+from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
 from memory_app.domain.transcripts import Transcript
+from memory_app.domain.usage import CallUsage, ExtractionRunRecord, UsageSummary
 from memory_app.domain.validation import ValidationError, validate_item_fields
-from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, Extractor
+from memory_app.extract.base import (
+    CONFIDENCE_THRESHOLD,
+    ExtractedItem,
+    Extractor,
+    SummaryEvolver,
+    UsageReporter,
+)
 from memory_app.ingest import UnsupportedFormat, discover, parse_source
 from memory_app.store import insights, item_queries
 from memory_app.store import repository as repo
+from memory_app.store import summaries as summary_store
+from memory_app.store import usage as usage_store
 from memory_app.store.database import Database
 from memory_app.store.errors import NotFoundError
-from memory_app.store.tables import MemoryItemRow, ResourceRow
+from memory_app.store.tables import CategorySummaryRow, MemoryItemRow, ResourceRow
+
+log = logging.getLogger(__name__)
 
 EDITABLE_FIELDS = (
     "content",
@@ -76,6 +89,29 @@ class CategoryView:
 
 def _new_group(kind: str) -> str:
     return f"{kind}:{uuid.uuid4().hex[:12]}"
+
+
+def _usage_fields(spent: Sequence[CallUsage]) -> dict[str, Any]:
+    """MemorizeResult's token and cost fields for the calls one conversation made."""
+    if not spent:
+        return {}
+    costs = [c.cost_usd for c in spent]
+    known = [c for c in costs if c is not None]
+    return {
+        "input_tokens": sum(c.input_tokens for c in spent),
+        "output_tokens": sum(c.output_tokens for c in spent),
+        "cost_usd": round(sum(known), 6) if len(known) == len(costs) else None,
+    }
+
+
+@dataclass
+class _Learnt:
+    """What storing one conversation's extracted items did."""
+
+    added: list[int] = field(default_factory=list)
+    reinforced: list[int] = field(default_factory=list)
+    suppressed: int = 0
+    touched: set[str] = field(default_factory=set)
 
 
 class MemoryService:
@@ -133,8 +169,9 @@ class MemoryService:
         files = discover(paths)
         results: list[MemorizeResult] = []
         problems: list[str] = []
-        touched: set[str] = set()
+        learnt: list[int] = []
         cancelled = False
+        batch = _new_group("import")
         try:
             for index, path in enumerate(files):
                 job.check()
@@ -146,20 +183,44 @@ class MemoryService:
                     continue
                 problems.extend(str(p) for p in parsed.problems)
                 for transcript in parsed.transcripts:
-                    result = self.memorize(transcript, update_summaries=False)
-                    touched.update(result.categories_updated)
+                    result = self._memorize(transcript, update_summaries=False, batch=batch)
+                    learnt += [*result.items_added, *result.items_reinforced]
                     results.append(result)
             job.report(len(files), len(files), "Import finished")
         except JobCancelled:
             cancelled = True
-        if touched:
-            self.regenerate_summaries(touched)
+        notes: list[str] = []
+        if learnt:
+            # A cancelled import still gets truthful summaries, just not the model's.
+            evolve = isinstance(self.extractor, SummaryEvolver) and not cancelled
+            if evolve:
+                job.report(len(files), len(files), "Updating category summaries")
+            notes, _ = self._update_summaries(self._by_category(learnt), batch=batch, evolve=evolve)
+        usage = None
+        if isinstance(self.extractor, UsageReporter):
+            with self.db.reading() as session:
+                usage = usage_store.summary(session, batch=batch)
         return ImportReport(
-            files=len(files), results=tuple(results), problems=tuple(problems), cancelled=cancelled
+            files=len(files),
+            results=tuple(results),
+            problems=tuple(problems),
+            cancelled=cancelled,
+            notes=tuple(notes),
+            usage=usage if usage is not None and usage.runs else None,
         )
 
     def memorize(self, transcript: Transcript, *, update_summaries: bool = True) -> MemorizeResult:
-        """Store one conversation as an immutable resource and learn from it."""
+        """Store one conversation as an immutable resource and learn from it.
+
+        When the extractor fails (for Claude: an invalid answer after its retries, a
+        rejected key, the API unreachable) the result has status "error" and nothing of
+        the conversation is stored, so importing it again later tries again.
+        """
+        return self._memorize(transcript, update_summaries=update_summaries, batch=None)
+
+    def _memorize(
+        self, transcript: Transcript, *, update_summaries: bool, batch: str | None
+    ) -> MemorizeResult:
         source = transcript.source_path or transcript.title or "conversation"
         if transcript.session_id:
             source = f"{source} [{transcript.session_id}]"
@@ -181,20 +242,14 @@ class MemoryService:
             )
         with self.db.reading() as session:
             known = repo.categories(session)
-        cut, _ = truncate_for_extraction(clean)
-        try:
-            extracted = self.extractor.extract(cut, known) if not clean.is_sidechain else []
-        except Exception as exc:  # an extractor failure must never lose the import
-            return MemorizeResult(
-                "error", source, reason=f"{self.extractor.name} extractor failed: {exc}"
-            )
-        group = _new_group("memorize")
-        added: list[int] = []
-        reinforced: list[int] = []
-        suppressed = 0
-        touched: set[str] = set()
+        extracted, failure, spent = self._run_extractor(clean, known)
+        if failure is not None:
+            with self.db.writing() as session:  # the tokens were spent all the same
+                self._record_usage(session, spent, None, source, batch)
+            return MemorizeResult("error", source, reason=failure, **_usage_fields(spent))
         with self.db.writing() as session:
             if repo.resource_by_hash(session, digest) is not None:  # imported meanwhile
+                self._record_usage(session, spent, None, source, batch)
                 return MemorizeResult("skipped", source, reason="already imported")
             resource = repo.add_resource(
                 session,
@@ -205,32 +260,142 @@ class MemoryService:
                 redactions=len(findings),
                 extractor=self.extractor.name,
             )
-            by_key = {c.key: c for c in known}
-            for item in extracted:
-                outcome, item_id, category = self._store_extracted(
-                    session, item, clean, resource, by_key, group
+            learnt = self._learn(session, extracted, clean, resource, known, "memorize")
+            self._record_usage(session, spent, resource.id, source, batch)
+            deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
+        return self._result(source, resource.id, learnt, deferred, spent, batch, len(findings))
+
+    def reextract(self, resource_id: int) -> MemorizeResult:
+        """Run the current extractor again over a stored conversation (the GUI's "Extract
+        with Claude" on a conversation the offline rules already read).
+
+        The conversation itself is not changed: new memories are added with it as their
+        source, ones already known are reinforced, forgotten ones stay forgotten, and the
+        touched summaries are updated (evolved, with a model). On failure nothing changes.
+        """
+        with self.db.reading() as session:
+            row = session.get(ResourceRow, resource_id)
+            if row is None:
+                raise NotFoundError("conversation", resource_id)
+            transcript = repo.stored_transcript(session, row)
+            known = repo.categories(session)
+        source = f"conversation #{resource_id}"
+        if transcript.is_sidechain:
+            return MemorizeResult(
+                "skipped",
+                source,
+                reason="sub-agent conversations are kept for provenance, not learnt from",
+                resource_id=resource_id,
+            )
+        extracted, failure, spent = self._run_extractor(transcript, known)
+        with self.db.writing() as session:
+            if failure is not None:
+                self._record_usage(session, spent, resource_id, source, None)
+                return MemorizeResult(
+                    "error",
+                    source,
+                    reason=failure,
+                    resource_id=resource_id,
+                    **_usage_fields(spent),
                 )
-                if outcome == "added":
-                    added.append(item_id)
-                elif outcome == "reinforced":
-                    reinforced.append(item_id)
-                elif outcome == "suppressed":
-                    suppressed += 1
-                if outcome in ("added", "reinforced"):
-                    touched.add(category)
-            if update_summaries:
-                for key in sorted(touched):
-                    self._write_summary(session, by_key[key])
+            resource = session.get(ResourceRow, resource_id)
+            if resource is None:  # deleted meanwhile
+                raise NotFoundError("conversation", resource_id)
+            learnt = self._learn(session, extracted, transcript, resource, known, "reextract")
+            self._record_usage(session, spent, resource_id, source, None)
+            deferred = self._write_summaries(session, learnt.touched, known, True)
+        return self._result(source, resource_id, learnt, deferred, spent, None, 0)
+
+    def _run_extractor(
+        self, clean: Transcript, known: list[Category]
+    ) -> tuple[list[ExtractedItem], str | None, list[CallUsage]]:
+        """The extractor's items for a (redacted) conversation, or the reason it failed;
+        with the model usage either way."""
+        if clean.is_sidechain:
+            return [], None, []
+        limit = getattr(self.extractor, "max_input_chars", MAX_TOTAL_CHARS)
+        cut, _ = truncate_for_extraction(clean, max_total_chars=limit)
+        try:
+            extracted = self.extractor.extract(cut, known)
+        except Exception as exc:  # an extractor failure must never lose the import
+            reason = f"{self.extractor.name} extractor failed: {exc}"
+            return [], reason, self._take_usage()
+        return extracted, None, self._take_usage()
+
+    def _learn(
+        self,
+        session: Session,
+        extracted: Sequence[ExtractedItem],
+        transcript: Transcript,
+        resource: ResourceRow,
+        known: Sequence[Category],
+        kind: str,
+    ) -> _Learnt:
+        """Store what was extracted: new items added, duplicates reinforced."""
+        group = _new_group(kind)
+        by_key = {c.key: c for c in known}
+        learnt = _Learnt()
+        for item in extracted:
+            outcome, item_id, category = self._store_extracted(
+                session, item, transcript, resource, by_key, group
+            )
+            if outcome == "added":
+                learnt.added.append(item_id)
+            elif outcome == "reinforced":
+                learnt.reinforced.append(item_id)
+            elif outcome == "suppressed":
+                learnt.suppressed += 1
+            if outcome in ("added", "reinforced"):
+                learnt.touched.add(category)
+        return learnt
+
+    def _write_summaries(
+        self, session: Session, touched: set[str], known: Sequence[Category], now: bool
+    ) -> set[str]:
+        """Write the deterministic summaries that need no model, inside the caller's
+        transaction; returns the categories to evolve after it (never hold the write lock
+        across a network call). With `now` False the caller updates summaries later."""
+        if not now:
+            return set()
+        by_key = {c.key: c for c in known}
+        deferred: set[str] = set()
+        for key in sorted(touched):
+            if self._evolvable(session, key):
+                deferred.add(key)
+            else:
+                self._write_summary(session, by_key[key])
+        return deferred
+
+    def _result(
+        self,
+        source: str,
+        resource_id: int | None,
+        learnt: _Learnt,
+        deferred: set[str],
+        spent: list[CallUsage],
+        batch: str | None,
+        redactions: int,
+    ) -> MemorizeResult:
+        """Evolve the deferred summaries, then say what memorizing did."""
+        notes: list[str] = []
+        if deferred:
+            ids = [*learnt.added, *learnt.reinforced]
+            by_category = {k: v for k, v in self._by_category(ids).items() if k in deferred}
+            notes, evolution = self._update_summaries(by_category, batch=batch)
+            spent = [*spent, *evolution]
+        found = bool(learnt.added or learnt.reinforced)
         return MemorizeResult(
-            "success" if added or reinforced else "empty",
+            "success" if found else "empty",
             source,
-            reason=None if added or reinforced else "nothing worth remembering was found",
-            resource_id=resource.id,
-            items_added=tuple(added),
-            items_reinforced=tuple(reinforced),
-            items_suppressed=suppressed,
-            redactions=len(findings),
-            categories_updated=tuple(sorted(touched)),
+            reason=None if found else "nothing worth remembering was found",
+            resource_id=resource_id,
+            items_added=tuple(learnt.added),
+            items_reinforced=tuple(learnt.reinforced),
+            items_suppressed=learnt.suppressed,
+            redactions=redactions,
+            categories_updated=tuple(sorted(learnt.touched)),
+            notes=tuple(notes),
+            **_usage_fields(spent),
         )
 
     def _store_extracted(
@@ -334,31 +499,132 @@ class MemoryService:
                 self._write_summary(session, cats[key])
         return wanted
 
-    def _write_summary(self, session: Session, category: Category) -> None:
-        active = (MemoryItemRow.category == category.key, MemoryItemRow.status == "active")
-        count, low, high = session.exec(
-            select(
-                func.count(), func.min(MemoryItemRow.confidence), func.max(MemoryItemRow.confidence)
-            ).where(*active)
-        ).one()
-        top = session.exec(
-            select(MemoryItemRow)
-            .where(*active)
-            .order_by(
-                col(MemoryItemRow.pinned).desc(),
-                (col(MemoryItemRow.confidence) * col(MemoryItemRow.importance)).desc(),
-                col(MemoryItemRow.reinforcement_count).desc(),
-            )
-            .limit(MAX_FACTS)
-        ).all()
-        markdown = render_category_summary(
-            category,
-            [repo.to_record(r) for r in top],
-            self.clock(),
-            item_count=count,
-            confidence_range=(low, high) if count else None,
+    def _evolvable(self, session: Session, key: str) -> bool:
+        return isinstance(self.extractor, SummaryEvolver) and summary_store.has_summary_with_items(
+            session, key
         )
-        repo.save_summary(session, category.key, markdown, count, "deterministic")
+
+    def _by_category(self, item_ids: Sequence[int]) -> dict[str, list[int]]:
+        with self.db.reading() as session:
+            return summary_store.by_category(session, item_ids)
+
+    def _update_summaries(
+        self, new_by_category: dict[str, list[int]], *, batch: str | None, evolve: bool = True
+    ) -> tuple[list[str], list[CallUsage]]:
+        """Bring the summaries of these categories up to date with their new items.
+
+        With an extractor that can evolve summaries, a category that already has one is
+        merged by the model (seed 001 §5) and its change log kept as audit events;
+        anything else (the offline extractor, a first summary, an evolution that failed)
+        gets the deterministic summary. Model calls happen between units of work, never
+        inside one. Returns notes for the person (one per fallback) and the model usage,
+        which is recorded here already.
+        """
+        notes: list[str] = []
+        spent: list[CallUsage] = []
+        for key in sorted(new_by_category):
+            with self.db.reading() as session:
+                category = next((c for c in repo.categories(session) if c.key == key), None)
+                if category is None:
+                    continue
+                current: CategorySummaryRow | None = None
+                new_items: list[MemoryRecord] = []
+                known: set[int] = set()
+                if evolve and self._evolvable(session, key):
+                    current = repo.summary(session, key)
+                    new_items = summary_store.strongest_new(
+                        session, new_by_category[key], MAX_FACTS
+                    )
+                    known = summary_store.citable_ids(session, key)
+            if current is None or not new_items:
+                with self.db.writing() as session:
+                    summary_store.write_deterministic(session, category, self.clock())
+                continue
+            note, used = self._evolve_one(category, current, new_items, known, batch)
+            spent += used
+            if note:
+                notes.append(note)
+        return notes, spent
+
+    def _evolve_one(
+        self,
+        category: Category,
+        current: CategorySummaryRow,
+        new_items: list[MemoryRecord],
+        known: set[int],
+        batch: str | None,
+    ) -> tuple[str | None, list[CallUsage]]:
+        """Merge one category's summary with the model; on failure fall back to the
+        deterministic summary, say so in an audit event, and return the note."""
+        evolver = self.extractor
+        assert isinstance(evolver, SummaryEvolver)
+        evolved: EvolvedSummary | None = None
+        failure = ""
+        try:
+            evolved = evolver.evolve_summary(category, current.markdown, new_items, known)
+        except Exception as exc:  # evolution is a nicety: the items are stored already
+            failure = str(exc)
+        spent = self._take_usage()
+        group = _new_group("evolve")
+        with self.db.writing() as session:
+            self._record_usage(session, spent, None, None, batch)
+            if evolved is not None:
+                summary_store.save_evolved(
+                    session,
+                    category,
+                    evolved,
+                    self.clock(),
+                    generator=self.extractor.name,
+                    group_id=group,
+                )
+                return None, spent
+            summary_store.write_deterministic(session, category, self.clock())
+            note = (
+                f"{category.name}: the summary could not be merged by {self.extractor.name} "
+                f"({failure}); the deterministic summary was written instead"
+            )
+            summary_store.record_fallback(session, category, note, group)
+        log.warning("%s", note)
+        return note, spent
+
+    def _take_usage(self) -> list[CallUsage]:
+        if isinstance(self.extractor, UsageReporter):
+            return self.extractor.take_usage()
+        return []
+
+    def _record_usage(
+        self,
+        session: Session,
+        spent: Sequence[CallUsage],
+        resource_id: int | None,
+        source: str | None,
+        batch: str | None,
+    ) -> None:
+        for call in spent:
+            usage_store.record_run(
+                session,
+                call,
+                extractor=self.extractor.name,
+                resource_id=resource_id,
+                source=source,
+                batch=batch,
+            )
+
+    def _write_summary(self, session: Session, category: Category) -> None:
+        summary_store.write_deterministic(session, category, self.clock())
+
+    # -- model usage --------------------------------------------------------------------
+
+    def usage(self, *, since: datetime | None = None) -> UsageSummary:
+        """Tokens and estimated cost of every model call recorded (or those since a time):
+        totals and per model, for the dashboard."""
+        with self.db.reading() as session:
+            return usage_store.summary(session, since=since)
+
+    def extraction_runs(self, limit: int = 50) -> list[ExtractionRunRecord]:
+        """The latest recorded model calls (extract / evolve), newest first."""
+        with self.db.reading() as session:
+            return usage_store.recent_runs(session, limit)
 
     # -- reading ----------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memory_app.domain.usage import UsageSummary
+
 ITEM_STATUSES = ("active", "archived", "superseded", "deleted")
 SCOPES = ("session", "project", "global")
 ACTORS = ("user", "extractor", "maintenance", "system")
@@ -126,6 +128,12 @@ class MemorizeResult:
     items_suppressed: int = 0  # matched something the user forgot: not re-learnt
     redactions: int = 0
     categories_updated: tuple[str, ...] = ()
+    # What else a person should know: e.g. a summary that fell back to the deterministic
+    # one because the model's evolution failed.
+    notes: tuple[str, ...] = ()
+    input_tokens: int = 0  # model usage of this conversation (0 for the offline extractor)
+    output_tokens: int = 0
+    cost_usd: float | None = None  # estimated; None when no model ran or its price is unknown
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -138,6 +146,8 @@ class ImportReport:
     problems: tuple[str, ...] = ()  # "path:line: message" for unreadable parts
     cancelled: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # import-wide notes (summary evolution after the import)
+    usage: UsageSummary | None = None  # model usage of the whole import, when a model ran
 
     @property
     def resources_added(self) -> int:
@@ -169,6 +179,8 @@ class ImportReport:
             "errors": [{"source": r.source, "reason": r.reason} for r in self.errors],
             "problems": list(self.problems),
             "cancelled": self.cancelled,
+            "notes": [*(n for r in self.results for n in r.notes), *self.notes],
+            "usage": self.usage.to_json() if self.usage else None,
             "results": [r.to_json() for r in self.results],
         }
 

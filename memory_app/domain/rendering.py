@@ -40,3 +40,10 @@ def render_transcript(transcript: Transcript) -> tuple[str, list[TurnSpan]]:
         parts.append(block)
         offset += len(block)
     return "\n\n".join(parts), spans
+
+
+def turn_text(block: str) -> str:
+    """A turn's own text from its rendered block ("User: …" → "…"): the inverse of the
+    labelling above, used to rebuild a stored conversation. Labels never contain ": "."""
+    _, sep, rest = block.partition(": ")
+    return rest if sep else block

@@ -1,13 +1,17 @@
-"""Deterministic category summaries in the markdown template of seed 000 §1.3.
+"""Category summaries in the markdown template of seed 000 §1.3.
 
-Used whenever no LLM is configured, and as the fallback when LLM evolution fails, so a
-category always has a readable, truthful summary built only from its items.
+The deterministic summary is used whenever no LLM is configured, and as the fallback when
+LLM evolution fails, so a category always has a readable, truthful summary built only
+from its items. An evolved summary (seed 000 §2.2, seed 001 §5) comes back from the model
+as sections, not markdown: rendering it here keeps one template, and the header figures
+(count, confidence range) always come from the store rather than from the model.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from memory_app.domain.categories import Category
@@ -31,6 +35,96 @@ def _stamp(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else "—"
 
 
+@dataclass(frozen=True)
+class SummaryFact:
+    """One key fact of an evolved summary, citing the items it rests on."""
+
+    title: str
+    statement: str
+    confidence: float
+    source_item_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SummaryChange:
+    """One entry of an evolution's change log (seed 001 §5): what happened and why."""
+
+    action: str  # added | updated | removed | kept
+    statement: str
+    reason: str
+    item_id: int | None = None
+
+
+CHANGE_ACTIONS = ("added", "updated", "removed", "kept")
+
+
+@dataclass(frozen=True)
+class EvolvedSummary:
+    """A category summary merged by a model: its sections and the change log."""
+
+    narrative: str
+    facts: tuple[SummaryFact, ...]
+    contradictions: tuple[str, ...] = ()
+    usage_notes: str = ""
+    changes: tuple[SummaryChange, ...] = field(default=())
+
+
+def _header(
+    category: Category,
+    now: datetime,
+    item_count: int,
+    confidence_range: tuple[float, float] | None,
+    last_review: datetime | None,
+) -> list[str]:
+    lines = [f"# {category.name}", ""]
+    lines.append(f"**Last Updated:** {_stamp(now)}  ")
+    lines.append(f"**Item Count:** {item_count}  ")
+    if confidence_range is not None:
+        low, high = confidence_range
+        lines.append(f"**Confidence Range:** {low:.2f}-{high:.2f}  ")
+    else:
+        lines.append("**Confidence Range:** —  ")
+    review = f"User review at {_stamp(last_review)}" if last_review else "Not reviewed yet"
+    lines += [f"**Last Review:** {review}", ""]
+    return lines
+
+
+def render_evolved_summary(
+    category: Category,
+    summary: EvolvedSummary,
+    now: datetime,
+    *,
+    item_count: int,
+    confidence_range: tuple[float, float] | None,
+    last_review: datetime | None = None,
+) -> str:
+    """An evolved summary's markdown, in the same template as the deterministic one."""
+    lines = _header(category, now, item_count, confidence_range, last_review)
+    lines += ["## Summary", "", summary.narrative.strip(), "", "## Key Facts", ""]
+    if not summary.facts:
+        lines += ["_No entries yet._", ""]
+    for number, fact in enumerate(summary.facts, start=1):
+        sources = ", ".join(f"item #{i}" for i in fact.source_item_ids)
+        count = len(fact.source_item_ids)
+        lines += [
+            f"### Fact {number}: {fact.title.strip() or fact_title(fact.statement)}",
+            "",
+            f"**Statement:** {fact.statement.strip()}",
+            "",
+            f"**Evidence:** {count} {'item' if count == 1 else 'items'}  ",
+            f"**Confidence:** {fact.confidence:.2f}  ",
+            f"**Last Updated:** {_stamp(now)}  ",
+            f"**Source:** {sources}",
+            "",
+        ]
+    lines += ["## Contradictions and Conflicts", ""]
+    contradictions = [c.strip() for c in summary.contradictions if c.strip()]
+    lines += [f"- {c}" for c in contradictions] if contradictions else ["_None open._"]
+    notes = summary.usage_notes.strip() or category.description
+    lines += ["", "## Usage Notes", "", notes, ""]
+    return "\n".join(lines)
+
+
 def render_category_summary(
     category: Category,
     top_items: Sequence[MemoryRecord],
@@ -52,22 +146,8 @@ def render_category_summary(
         item_count = len(ranked)
     if confidence_range is None and ranked:
         confidence_range = (min(i.confidence for i in ranked), max(i.confidence for i in ranked))
-    lines = [f"# {category.name}", ""]
-    lines.append(f"**Last Updated:** {_stamp(now)}  ")
-    lines.append(f"**Item Count:** {item_count}  ")
-    if confidence_range is not None:
-        low, high = confidence_range
-        lines.append(f"**Confidence Range:** {low:.2f}-{high:.2f}  ")
-    else:
-        lines.append("**Confidence Range:** —  ")
-    review = f"User review at {_stamp(last_review)}" if last_review else "Not reviewed yet"
-    lines += [
-        f"**Last Review:** {review}",
-        "",
-        "## Summary",
-        "",
-        _narrative(category, ranked, item_count),
-    ]
+    lines = _header(category, now, item_count, confidence_range, last_review)
+    lines += ["## Summary", "", _narrative(category, ranked, item_count)]
     lines += ["", "## Key Facts", ""]
     if not ranked:
         lines += ["_No entries yet._", ""]

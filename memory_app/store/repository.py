@@ -22,9 +22,9 @@ from memory_app.domain.records import (
     ResourceRecord,
     Stats,
 )
-from memory_app.domain.rendering import TurnSpan
+from memory_app.domain.rendering import TurnSpan, turn_text
 from memory_app.domain.similarity import NEAR_DUPLICATE, content_key, similarity
-from memory_app.domain.transcripts import Transcript
+from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.store.dialects import Dialect
 from memory_app.store.errors import EmptyQueryError, NotFoundError
 from memory_app.store.tables import (
@@ -175,6 +175,37 @@ def resource_record(session: Session, row: ResourceRow) -> ResourceRecord:
         redaction_count=row.redaction_count,
         status=row.status,
         item_count=items,
+    )
+
+
+def stored_transcript(session: Session, row: ResourceRow) -> Transcript:
+    """A stored conversation as a Transcript again (already redacted), to extract from it
+    a second time; turn positions are the stored ones, so provenance still lines up."""
+    turns = session.exec(
+        select(TurnRow).where(TurnRow.resource_id == row.id).order_by(col(TurnRow.position))
+    ).all()
+    return Transcript(
+        source_kind=row.source_kind,
+        turns=tuple(
+            Turn(
+                position=t.position,
+                speaker=t.speaker,
+                text=turn_text(row.text[t.start : t.end]),
+                kind=t.kind,
+                timestamp=t.timestamp,
+                source_line=t.source_line,
+            )
+            for t in turns
+        ),
+        source_path=row.source_path,
+        session_id=row.session_id,
+        branch=row.branch,
+        project=row.project,
+        title=row.title,
+        parent_session_id=row.parent_session_id,
+        is_sidechain=row.is_sidechain,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
     )
 
 

@@ -198,3 +198,32 @@ class AuditEventRow(SQLModel, table=True):
     before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     note: str | None = None
+
+
+class ExtractionRunRow(SQLModel, table=True):
+    """One extractor step that called a model (extract or evolve): tokens and cost.
+
+    Written even when the step failed and nothing else was stored, because the tokens
+    were spent all the same. The cost is the estimate at the time of the run.
+    """
+
+    __tablename__ = "extraction_run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False, index=True)
+    )
+    kind: str  # extract | evolve
+    extractor: str
+    model: str | None = None
+    status: str = "success"  # success | error
+    requests: int = 0  # API requests made, retries of invalid answers included
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    duration_ms: int = 0
+    resource_id: int | None = Field(default=None, foreign_key="resource.id", ondelete="SET NULL")
+    source: str | None = None  # the conversation's file or title, also when it was not stored
+    category: str | None = None  # for evolve: the category whose summary was merged
+    batch: str | None = Field(default=None, index=True)  # the import it belonged to
+    error: str | None = None

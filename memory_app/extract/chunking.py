@@ -1,0 +1,116 @@
+"""A conversation as prompt text, split into chunks that fit one request, and the
+chunks' answers merged back into one list.
+
+Turns are never split (the service already caps each at 2,000 characters), so every
+chunk is a run of whole turns and every turn keeps its number: the model cites turns by
+those numbers, which is what provenance (`turn_start`/`turn_end`) needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from memory_app.domain.similarity import content_key
+from memory_app.domain.transcripts import Transcript, Turn
+from memory_app.extract.base import ExtractedItem
+from memory_app.extract.sentences import is_injected_turn, strip_injected
+
+# Tool traffic gives context (a failing test explains a bug pattern) but is not what
+# memories are made of: a short excerpt is enough and keeps the cost down.
+TOOL_EXCERPT_CHARS = 400
+OTHER_EXCERPT_CHARS = 200
+_LABELS = {"user": "User", "assistant": "Assistant", "agent": "Agent", "system": "System"}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    lines: tuple[str, ...]  # one rendered turn each
+    positions: tuple[int, ...]  # the turn numbers they hold, in order
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(self.lines)
+
+
+def _excerpt(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit].rstrip() + " […]"
+
+
+def render_turn(turn: Turn) -> str | None:
+    """One turn as a prompt line, or None for turns that must not be learnt from."""
+    text = turn.text
+    if turn.speaker == "user" and turn.kind == "message":
+        if is_injected_turn(text):
+            return None  # a skill body, a compaction prompt: not the user's words
+        text = strip_injected(text)  # system reminders, hook output we injected ourselves
+    text = text.strip()
+    if not text:
+        return None
+    label = _LABELS.get(turn.speaker, turn.speaker.title())
+    if turn.kind == "tool_use":
+        return f"[{turn.position}] {label} (tool call): {_excerpt(text, TOOL_EXCERPT_CHARS)}"
+    if turn.kind == "tool_result" or turn.speaker == "tool":
+        return f"[{turn.position}] Tool result: {_excerpt(text, TOOL_EXCERPT_CHARS)}"
+    if turn.kind != "message":
+        return f"[{turn.position}] {label} ({turn.kind}): {_excerpt(text, OTHER_EXCERPT_CHARS)}"
+    return f"[{turn.position}] {label}: {text}"
+
+
+def chunk_transcript(transcript: Transcript, max_chars: int) -> list[Chunk]:
+    """Consecutive runs of rendered turns, each at most `max_chars` long (a single turn
+    longer than that still gets a chunk of its own)."""
+    chunks: list[Chunk] = []
+    lines: list[str] = []
+    positions: list[int] = []
+    size = 0
+    for turn in transcript.turns:
+        line = render_turn(turn)
+        if line is None:
+            continue
+        if lines and size + len(line) + 2 > max_chars:
+            chunks.append(Chunk(tuple(lines), tuple(positions)))
+            lines, positions, size = [], [], 0
+        lines.append(line)
+        positions.append(turn.position)
+        size += len(line) + 2
+    if lines:
+        chunks.append(Chunk(tuple(lines), tuple(positions)))
+    return chunks
+
+
+def split_chunk(chunk: Chunk) -> list[Chunk]:
+    """A chunk cut in two halves of its turns (used when an answer hit max_tokens)."""
+    if len(chunk.positions) < 2:
+        return [chunk]
+    middle = len(chunk.positions) // 2
+    return [
+        Chunk(chunk.lines[:middle], chunk.positions[:middle]),
+        Chunk(chunk.lines[middle:], chunk.positions[middle:]),
+    ]
+
+
+def restrict_turns(item: ExtractedItem, positions: Sequence[int]) -> ExtractedItem:
+    """Drop turn numbers the model cited that are not in the chunk it read."""
+    if item.turn_start is None:
+        return item
+    inside = [p for p in positions if item.turn_start <= p <= (item.turn_end or item.turn_start)]
+    if not inside:
+        return replace(item, turn_start=None, turn_end=None)
+    return replace(item, turn_start=inside[0], turn_end=inside[-1])
+
+
+def merge_items(batches: Iterable[Sequence[ExtractedItem]]) -> list[ExtractedItem]:
+    """One list from the chunks' answers: the same statement (normalized text) once, with
+    the highest confidence any chunk gave it; first-seen order is kept."""
+    best: dict[str, ExtractedItem] = {}
+    for batch in batches:
+        for item in batch:
+            key = content_key(item.content)
+            if not key:
+                continue
+            kept = best.get(key)
+            if kept is None or item.confidence > kept.confidence:
+                best[key] = item  # replacing a value keeps the key's first position
+    return list(best.values())

@@ -1,0 +1,460 @@
+"""The Claude extractor: seed 000 §2 and seed 001 §2, §5, §8 on the Anthropic Messages API.
+
+Synchronous on purpose: it implements the same `Extractor` protocol as the offline rules
+and runs on the app's job thread (or the CLI's main thread), never on the GUI loop.
+
+One conversation is rendered with numbered turns, cut into chunks that fit a request,
+and each chunk is sent with the seed's extraction prompt and a JSON schema built from the
+pydantic models of §2.4 as the structured-output format. Answers are validated against
+the same models; an invalid one is asked again with the reason (two retries, seed 001 §8),
+then the whole conversation fails and nothing is stored, so a later import retries it.
+Chunks run a few at a time; their items are merged (same statement once, highest
+confidence) and those under 0.75 dropped.
+
+Transport failures (429, 529, other 5xx, timeouts, network) are retried by the SDK with
+backoff (`max_retries`); after that the call fails with a message that says what
+happened and that nothing was stored. Messages never contain the API key.
+
+Why `messages.create` with `output_config.format` rather than `messages.parse`: parse
+validates inside the SDK and raises before we can read the response's token usage, and
+tokens spent on an invalid answer still cost money. The request is the same one parse
+sends (the schema comes from the SDK's own `transform_schema`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, TypeVar
+
+import anthropic
+import pydantic
+
+from memory_app.domain.categories import Category
+from memory_app.domain.records import MemoryRecord
+from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
+from memory_app.domain.transcripts import Transcript
+from memory_app.domain.usage import CallUsage
+from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, ExtractorError
+from memory_app.extract.chunking import (
+    Chunk,
+    chunk_transcript,
+    merge_items,
+    restrict_turns,
+    split_chunk,
+)
+from memory_app.extract.claude_settings import ENV_NAMES, ClaudeSettings
+from memory_app.extract.credentials import NO_KEY_MESSAGE, ApiKey
+from memory_app.extract.prompts import (
+    evolution_prompt,
+    extraction_prompt,
+    retry_note,
+    system_prompt,
+)
+from memory_app.extract.schemas import (
+    EvolutionResponse,
+    ExtractionResponseBase,
+    extraction_model_for,
+)
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R = TypeVar("R", bound=pydantic.BaseModel)
+
+MAX_SPLITS = 3  # a chunk whose answer overflows max_tokens is halved at most this often
+_DETAIL_CHARS = 200
+
+
+class _Truncated(Exception):
+    """The answer stopped at max_tokens: asking again would stop there again."""
+
+
+@cache
+def _output_format(model: type[pydantic.BaseModel]) -> dict[str, Any]:
+    return {"type": "json_schema", "schema": anthropic.transform_schema(model)}
+
+
+class _Meter:
+    """Requests and tokens of one step, added up across the chunk threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.requests = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.started = time.monotonic()
+
+    def request(self) -> None:
+        with self._lock:
+            self.requests += 1
+
+    def add(self, usage: Any) -> None:
+        tokens_in = (
+            (usage.input_tokens or 0)
+            + (getattr(usage, "cache_creation_input_tokens", None) or 0)
+            + (getattr(usage, "cache_read_input_tokens", None) or 0)
+        )
+        with self._lock:
+            self.input_tokens += tokens_in
+            self.output_tokens += usage.output_tokens or 0
+
+    def usage(
+        self, kind: str, model: str, error: str | None, category: str | None = None
+    ) -> CallUsage:
+        return CallUsage(
+            kind=kind,
+            model=model,
+            requests=self.requests,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            duration_ms=int((time.monotonic() - self.started) * 1000),
+            status="error" if error else "success",
+            error=error,
+            category=category,
+        )
+
+
+@dataclass(frozen=True)
+class ConnectionCheck:
+    """The answer to "does my key and model work?" (Settings' Test connection)."""
+
+    ok: bool
+    model: str
+    latency_ms: int | None
+    message: str
+
+
+class ClaudeExtractor:
+    """Extracts memories and evolves category summaries with Claude."""
+
+    name = "claude"
+
+    def __init__(
+        self,
+        api_key: ApiKey | str | None = None,
+        settings: ClaudeSettings | None = None,
+        *,
+        client: anthropic.Anthropic | None = None,
+    ) -> None:
+        """Give a key (the client is built from the settings) or a ready client (tests,
+        or a caller with its own transport); the key is then read from the client."""
+        self.settings = settings or ClaudeSettings()
+        if client is None:
+            if api_key is None:
+                raise ExtractorError(NO_KEY_MESSAGE)
+            key = api_key if isinstance(api_key, ApiKey) else ApiKey(api_key)
+            client = anthropic.Anthropic(
+                api_key=key.reveal(),
+                base_url=self.settings.base_url,
+                timeout=self.settings.timeout,
+                max_retries=self.settings.max_retries,
+            )
+        else:
+            given = api_key.reveal() if isinstance(api_key, ApiKey) else api_key
+            given = given or client.api_key
+            key = ApiKey(given) if given else None
+        self._key = key
+        self._client = client
+        self._local = threading.local()
+        self._auth_failure: str | None = None
+
+    def __repr__(self) -> str:
+        return f"ClaudeExtractor(model={self.settings.model!r})"
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    @property
+    def max_input_chars(self) -> int:
+        """How much of a conversation the service may hand over (it is chunked here)."""
+        return self.settings.max_conversation_chars
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- the Extractor protocol --------------------------------------------------------
+
+    def extract(
+        self, transcript: Transcript, categories: Sequence[Category]
+    ) -> list[ExtractedItem]:
+        """Memory items from one conversation; raises ExtractorError when Claude cannot
+        give a valid answer for every chunk (then nothing of it should be stored)."""
+        self._refuse_after_auth_failure()
+        chunks = chunk_transcript(transcript, self.settings.chunk_chars)
+        if not chunks or not categories:
+            return []
+        meter = _Meter()
+        error: str | None = None
+        try:
+            response_type = extraction_model_for(categories)
+            batches = self._run_chunks(chunks, categories, response_type, meter)
+        except ExtractorError as exc:
+            error = str(exc)
+            raise
+        finally:
+            self._remember(meter.usage("extract", self.model, error))
+        wanted = {c.key for c in categories}
+        return [
+            item
+            for item in merge_items(batches)
+            if item.confidence >= CONFIDENCE_THRESHOLD and item.category in wanted
+        ]
+
+    def _run_chunks(
+        self,
+        chunks: list[Chunk],
+        categories: Sequence[Category],
+        response_type: type[ExtractionResponseBase],
+        meter: _Meter,
+    ) -> list[list[ExtractedItem]]:
+        parts = len(chunks)
+
+        def one(index: int) -> list[ExtractedItem]:
+            return self._extract_chunk(
+                chunks[index], index + 1, parts, categories, response_type, meter, 0
+            )
+
+        workers = min(self.settings.concurrency, parts)
+        if workers <= 1:
+            return [one(i) for i in range(parts)]
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="claude-extract")
+        try:
+            futures = [pool.submit(one, i) for i in range(parts)]
+            return [f.result() for f in futures]
+        finally:
+            # After the first failure the other chunks are pointless: drop the queued ones.
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _extract_chunk(
+        self,
+        chunk: Chunk,
+        part: int,
+        parts: int,
+        categories: Sequence[Category],
+        response_type: type[ExtractionResponseBase],
+        meter: _Meter,
+        depth: int,
+    ) -> list[ExtractedItem]:
+        prompt = extraction_prompt(chunk.text, categories, part=part, parts=parts)
+        try:
+            items = self._ask(system_prompt(), prompt, response_type, lambda r: r.items(), meter)
+        except _Truncated:
+            halves = split_chunk(chunk)
+            if len(halves) == 1 or depth >= MAX_SPLITS:
+                raise ExtractorError(
+                    f"Claude's answer was cut off at max_tokens={self.settings.max_tokens}; "
+                    f"raise {ENV_NAMES['max_tokens']}"
+                ) from None
+            log.info("answer cut off at max_tokens: asking again in two halves")
+            return [
+                item
+                for half in halves
+                for item in self._extract_chunk(
+                    half, part, parts, categories, response_type, meter, depth + 1
+                )
+            ]
+        return [restrict_turns(item, chunk.positions) for item in items]
+
+    # -- evolution (seed 001 §5) ---------------------------------------------------------
+
+    def evolve_summary(
+        self,
+        category: Category,
+        current_markdown: str,
+        new_items: Sequence[MemoryRecord],
+        known_item_ids: Collection[int],
+    ) -> EvolvedSummary:
+        """Merge new items into a category's summary; returns its sections and change log."""
+        self._refuse_after_auth_failure()
+        meter = _Meter()
+        error: str | None = None
+        prompt = evolution_prompt(category, current_markdown, new_items, MAX_FACTS)
+        try:
+            return self._ask(
+                None, prompt, EvolutionResponse, lambda r: r.to_summary(known_item_ids), meter
+            )
+        except _Truncated:
+            error = f"Claude's answer was cut off at max_tokens={self.settings.max_tokens}"
+            raise ExtractorError(error) from None
+        except ExtractorError as exc:
+            error = str(exc)
+            raise
+        finally:
+            self._remember(meter.usage("evolve", self.model, error, category.key))
+
+    # -- usage ---------------------------------------------------------------------------
+
+    def take_usage(self) -> list[CallUsage]:
+        pending: list[CallUsage] = getattr(self._local, "pending", [])
+        self._local.pending = []
+        return pending
+
+    def _remember(self, usage: CallUsage) -> None:
+        if usage.requests == 0:
+            return
+        if not hasattr(self._local, "pending"):
+            self._local.pending = []
+        self._local.pending.append(usage)
+
+    # -- connection check ----------------------------------------------------------------
+
+    def test_connection(self) -> ConnectionCheck:
+        """One tiny request, no retries: does the key work, does the model answer, how
+        fast. Never raises for API problems: the message says what went wrong."""
+        client = self._client.with_options(max_retries=0, timeout=min(self.settings.timeout, 30))
+        started = time.monotonic()
+        try:
+            message = client.messages.create(
+                model=self.model,
+                max_tokens=16,
+                messages=[{"role": "user", "content": "Reply with the single word: ok"}],
+            )
+        except anthropic.AnthropicError as exc:
+            return ConnectionCheck(False, self.model, None, str(self._failure(exc)))
+        latency = int((time.monotonic() - started) * 1000)
+        return ConnectionCheck(
+            True, message.model, latency, f"{message.model} answered in {latency} ms"
+        )
+
+    # -- one question, validated -----------------------------------------------------------
+
+    def _ask(
+        self,
+        system: str | None,
+        prompt: str,
+        response_type: type[R],
+        convert: Callable[[R], T],
+        meter: _Meter,
+    ) -> T:
+        attempts = self.settings.invalid_retries + 1
+        problem: str | None = None
+        for attempt in range(1, attempts + 1):
+            text_prompt = prompt if problem is None else prompt + retry_note(problem)
+            message = self._call(system, text_prompt, response_type, meter)
+            if message.stop_reason == "max_tokens":
+                raise _Truncated
+            text = "".join(b.text for b in message.content if b.type == "text")
+            if message.stop_reason == "refusal":
+                problem = "the model declined to answer"
+            else:
+                try:
+                    return convert(response_type.model_validate_json(text))
+                except ValueError as exc:  # pydantic's ValidationError is a ValueError
+                    problem = _describe_invalid(exc)
+            log.warning(
+                "invalid answer from Claude (attempt %d of %d): %s", attempt, attempts, problem
+            )
+        raise ExtractorError(
+            self._scrub(f"Claude's answer was not valid after {attempts} attempts: {problem}")
+        )
+
+    def _call(
+        self,
+        system: str | None,
+        prompt: str,
+        response_type: type[pydantic.BaseModel],
+        meter: _Meter,
+    ) -> anthropic.types.Message:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.settings.max_tokens,
+            "messages": [{"role": "user", "content": prompt}],
+            "output_config": {"format": _output_format(response_type)},
+        }
+        if system:
+            kwargs["system"] = system
+        if self.settings.temperature is not None:
+            kwargs["extra_body"] = {"temperature": self.settings.temperature}
+        meter.request()
+        try:
+            message = self._client.messages.create(**kwargs)
+        except anthropic.AnthropicError as exc:
+            raise self._failure(exc) from None
+        meter.add(message.usage)
+        return message
+
+    # -- errors people can act on ---------------------------------------------------------
+
+    def _refuse_after_auth_failure(self) -> None:
+        # A rejected key stays rejected: fail the rest of an import at once instead of
+        # sending every remaining conversation to be refused again.
+        if self._auth_failure is not None:
+            raise ExtractorError(self._auth_failure)
+
+    def _failure(self, exc: anthropic.AnthropicError) -> ExtractorError:
+        retries = self._client.max_retries
+        after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
+        later = "; nothing was stored, try again later"
+        status = getattr(exc, "status_code", None)
+        if isinstance(exc, anthropic.APITimeoutError):
+            text = f"the request to Claude timed out{after}{later}"
+        elif isinstance(exc, anthropic.APIConnectionError):
+            text = f"could not reach the Anthropic API (network error){after}{later}"
+        elif isinstance(exc, anthropic.AuthenticationError):
+            text = (
+                "invalid API key: Anthropic rejected it (HTTP 401); check ANTHROPIC_API_KEY "
+                "or the key saved in Settings"
+            )
+            self._auth_failure = text
+        elif isinstance(exc, anthropic.PermissionDeniedError):
+            text = f"the API key may not use this (HTTP 403): {_detail(exc)}"
+        elif isinstance(exc, anthropic.NotFoundError):
+            text = (
+                f"model {self.model!r} was not found (HTTP 404); "
+                f"check {ENV_NAMES['model']}: {_detail(exc)}"
+            )
+        elif isinstance(exc, anthropic.RateLimitError):
+            text = f"rate limited by the Anthropic API (HTTP 429){after}{later}"
+        elif status == 529:
+            text = f"the Anthropic API is overloaded (HTTP 529){after}{later}"
+        elif isinstance(exc, anthropic.APIStatusError) and status is not None and status >= 500:
+            text = f"the Anthropic API failed (HTTP {status}){after}{later}"
+        elif isinstance(exc, anthropic.APIStatusError):
+            text = f"the Anthropic API refused the request (HTTP {status}): {_detail(exc)}"
+        else:
+            text = f"the Anthropic client failed: {type(exc).__name__}"
+        return ExtractorError(self._scrub(text))
+
+    def _scrub(self, text: str) -> str:
+        return self._key.scrub(text) if self._key is not None else text
+
+
+def _detail(exc: anthropic.AnthropicError) -> str:
+    body = getattr(exc, "body", None)
+    message = None
+    if isinstance(body, dict):
+        error = body.get("error")
+        message = error.get("message") if isinstance(error, dict) else body.get("message")
+    text = str(message or type(exc).__name__)
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _describe_invalid(exc: ValueError) -> str:
+    """The first problem of a rejected answer, short enough for a retry note and a log."""
+    if isinstance(exc, pydantic.ValidationError):
+        first = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "answer"
+        text = f"{where}: {first.get('msg', 'invalid')}"
+        if exc.error_count() > 1:
+            text += f" (and {exc.error_count() - 1} more problems)"
+    else:
+        text = str(exc)
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def check_connection(
+    api_key: str | ApiKey, settings: ClaudeSettings | None = None
+) -> ConnectionCheck:
+    """Test a key and model before saving them (Settings' "Test connection")."""
+    extractor = ClaudeExtractor(api_key, settings)
+    try:
+        return extractor.test_connection()
+    finally:
+        extractor.close()

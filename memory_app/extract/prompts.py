@@ -1,0 +1,148 @@
+"""The prompt templates of seed 000 §2.1–2.3 (kept as text files in `prompts/`) and how
+they are filled in: the conversation, the categories, the existing summary, new items.
+
+Templates are plain text so they can be read and reviewed as prose, diffed, and changed
+without touching code. `string.Template` ($name) is used because the prompts are full of
+JSON braces that `str.format` would trip over.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from string import Template
+
+from memory_app.domain.categories import Category
+from memory_app.domain.records import MemoryRecord
+
+# What each item of a category looks like in the answer: the shapes of seed 000 §2.1.
+# Categories a person adds use the generic shape.
+ITEM_EXAMPLES: dict[str, dict[str, object]] = {
+    "coding_preferences": {
+        "content": "[Clear, actionable statement]",
+        "confidence": 0.85,
+        "context": "[Why this matters or how it was mentioned]",
+    },
+    "architectural_decisions": {
+        "content": "[Decision statement]",
+        "rationale": "[Why was this chosen]",
+        "trade_offs": "[What was given up]",
+        "confidence": 0.90,
+    },
+    "project_conventions": {
+        "content": "[Convention description]",
+        "scope": "[Where does this apply]",
+        "confidence": 0.95,
+    },
+    "bug_patterns": {
+        "pattern": "[Pattern description]",
+        "fix": "[How to prevent/fix]",
+        "occurrences": 2,
+        "confidence": 0.85,
+    },
+    "implementation_notes": {
+        "topic": "[Topic area]",
+        "approach": "[Recommended approach]",
+        "lessons_learned": "[Key insights]",
+        "confidence": 0.88,
+    },
+}
+GENERIC_EXAMPLE: dict[str, object] = {
+    "content": "[Clear, actionable statement]",
+    "confidence": 0.85,
+    "context": "[Why this matters or how it was mentioned]",
+}
+
+
+@cache
+def template(name: str) -> str:
+    """A prompt file's text, from the installed package (works in a wheel and a checkout)."""
+    return resources.files("memory_app.extract").joinpath("prompts", name).read_text("utf-8")
+
+
+@cache
+def category_guides() -> dict[str, str]:
+    """The seed's section for each default category, keyed by category key."""
+    guides: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in template("extraction_categories.txt").splitlines():
+        if line.startswith("[") and line.rstrip().endswith("]"):
+            current = guides.setdefault(line.strip()[1:-1], [])
+        elif current is not None:
+            current.append(line)
+    return {key: "\n".join(lines).strip() for key, lines in guides.items()}
+
+
+def system_prompt() -> str:
+    """The edge-case instructions of seed 000 §2.3, sent with every extraction request:
+    an empty conversation answers `no_content_to_extract`, unclear items get a lower
+    confidence instead of being invented or silently dropped."""
+    return template("edge_empty.txt").strip() + "\n\n" + template("edge_unclear.txt").strip()
+
+
+def categories_section(categories: Sequence[Category]) -> str:
+    guides = category_guides()
+    parts = []
+    for category in categories:
+        guide = guides.get(category.key)
+        if guide is None:
+            guide = f"### {category.name}\n{category.description}"
+        parts.append(f"{guide}\n(JSON key: `{category.key}`)")
+    return "\n\n".join(parts)
+
+
+def response_format(categories: Sequence[Category]) -> str:
+    shape = {c.key: [ITEM_EXAMPLES.get(c.key, GENERIC_EXAMPLE)] for c in categories}
+    return json.dumps(shape, indent=2, ensure_ascii=False)
+
+
+def extraction_prompt(
+    conversation: str, categories: Sequence[Category], *, part: int = 1, parts: int = 1
+) -> str:
+    note = ""
+    if parts > 1:
+        note = (
+            f"This is part {part} of {parts} of a long conversation; extract what this part "
+            "supports on its own.\n"
+        )
+    return Template(template("extraction.txt")).substitute(
+        part_note=note,
+        conversation=conversation,
+        categories=categories_section(categories),
+        response_format=response_format(categories),
+    )
+
+
+def retry_note(error: str) -> str:
+    return Template(template("retry.txt")).substitute(error=error)
+
+
+def item_for_prompt(item: MemoryRecord) -> dict[str, object]:
+    data: dict[str, object] = {
+        "id": item.id,
+        "content": item.content,
+        "confidence": round(item.confidence, 2),
+        "type": item.type,
+        "seen": item.reinforcement_count + 1,
+        "extracted_at": item.extracted_at.strftime("%Y-%m-%d"),
+    }
+    if item.tags:
+        data["tags"] = list(item.tags)
+    if item.context:
+        data["context"] = item.context
+    return data
+
+
+def evolution_prompt(
+    category: Category, current_markdown: str, new_items: Sequence[MemoryRecord], max_facts: int
+) -> str:
+    items = json.dumps([item_for_prompt(i) for i in new_items], indent=2, ensure_ascii=False)
+    return Template(template("evolution.txt")).substitute(
+        category_name=category.name,
+        category_description=category.description,
+        current_summary=current_markdown.strip(),
+        new_items=items,
+        max_facts=max_facts,
+    )
