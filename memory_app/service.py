@@ -722,6 +722,7 @@ class MemoryService:
                 weekly_added=tuple(insights.weekly_added(session, self.clock())),
                 confidence_histogram=insights.confidence_histogram(session),
                 activity=tuple(insights.recent_activity(session)),
+                usage=usage_store.summary(session),
             )
 
     def conflicts(self, statuses: Sequence[str] = ()) -> list[ConflictRecord]:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memory_app.domain.usage import UsageSummary
 
 from memory_app.domain.usage import UsageSummary
 
@@ -245,6 +248,7 @@ class DashboardData:
     confidence_histogram: tuple[int, ...]  # counts in 10 bins of 0.1 from 0.0 to 1.0
     activity: tuple[ActivityEntry, ...]
     next_maintenance: datetime | None = None
+    usage: UsageSummary | None = None  # model calls (Claude): tokens and estimated cost
 
 
 @dataclass(frozen=True)

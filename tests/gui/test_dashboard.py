@@ -412,3 +412,30 @@ def test_labels_shrink_until_they_fit(qtbot) -> None:
     assert abbreviate("Implementation") == "Impl."
     assert abbreviate("Bug") == "Bug"
     assert week_label(datetime(2026, 6, 8)) == "Jun 8"
+
+
+def test_model_usage_and_cost_are_shown_once_claude_ran(
+    qtbot, context: AppContext, settle: Callable[..., None]
+) -> None:
+    from memory_app.domain.usage import CallUsage
+    from memory_app.store import usage as usage_store
+    from tests.helpers import conversation as chat
+
+    context.service.memorize(chat(("We always use async/await, never .then() chains.", "Ok!")))
+    view = DashboardView(context)
+    qtbot.addWidget(view)
+    view.activate()
+    settle()
+    assert view.usage.isHidden()  # the offline extractor costs nothing: no line
+    with context.service.db.writing() as session:
+        usage_store.record_run(
+            session,
+            CallUsage("extract", "claude-haiku-4-5", 2, 1000, 200),
+            extractor="claude",
+        )
+    view.activate()
+    settle()
+    assert not view.usage.isHidden()
+    assert view.usage.text() == (
+        "Claude: 1 extraction run · 2 requests · 1,200 tokens · under $0.01 estimated"
+    )

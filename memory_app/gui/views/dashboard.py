@@ -213,6 +213,11 @@ class DashboardView(View):
         column.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         column.setSpacing(SPACING)
         column.addWidget(self.card_row)
+        self.usage = QLabel("", content)
+        self.usage.setObjectName("modelUsage")
+        self.usage.setToolTip("Model calls made by the Claude extractor; costs are estimates.")
+        self.usage.hide()
+        column.addWidget(self.usage)
         column.addSpacing(SPACING)
         column.addLayout(charts)
         column.addSpacing(SPACING)
@@ -290,6 +295,7 @@ class DashboardView(View):
         """Fill every card, chart and list from `data` (no I/O)."""
         self._install_charts()
         self.data = data
+        self._show_usage(data)
         stats = data.stats
         if stats.items == 0 and stats.resources == 0:
             self.pages.setCurrentWidget(self.welcome)
@@ -320,6 +326,21 @@ class DashboardView(View):
         )
         self.confidence_chart.set_data(data.confidence_histogram)
         self._show_activity(data.activity)
+
+    def _show_usage(self, data: DashboardData) -> None:
+        usage = data.usage
+        if usage is None or usage.runs == 0:
+            self.usage.hide()
+            return
+        tokens = usage.input_tokens + usage.output_tokens
+        runs = "1 extraction run" if usage.runs == 1 else f"{usage.runs:,} extraction runs"
+        cost = f"${usage.cost_usd:,.2f}" if usage.cost_usd >= 0.01 else "under $0.01"
+        requests = "1 request" if usage.requests == 1 else f"{usage.requests:,} requests"
+        text = f"Claude: {runs} · {requests} · {tokens:,} tokens · {cost} estimated"
+        if usage.errors:
+            text += f" · {usage.errors} failed"
+        self.usage.setText(text)
+        self.usage.show()
 
     def _show_times(self) -> None:
         if self.data is None:
