@@ -71,6 +71,6 @@ def test_settings_view_shows_the_store_and_categories(
     view.activate()
     settle()
     assert view.ui.database.text().endswith("memory.db")
-    assert view.ui.extractorName.text() == "Offline (rule-based)"
+    assert view.ui.extractorChoice.currentData() == "offline"
     assert view.ui.categories.topLevelItemCount() == 5
     assert view.ui.categories.topLevelItem(0).text(0) == "Coding preferences"

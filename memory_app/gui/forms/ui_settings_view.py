@@ -15,10 +15,10 @@ from PySide6.QtGui import (QBrush, QColor, QConicalGradient, QCursor,
     QFont, QFontDatabase, QGradient, QIcon,
     QImage, QKeySequence, QLinearGradient, QPainter,
     QPalette, QPixmap, QRadialGradient, QTransform)
-from PySide6.QtWidgets import (QApplication, QFormLayout, QGroupBox, QHBoxLayout,
-    QHeaderView, QLabel, QLineEdit, QPushButton,
-    QSizePolicy, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-    QWidget)
+from PySide6.QtWidgets import (QApplication, QComboBox, QFormLayout, QGroupBox,
+    QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+    QPushButton, QSizePolicy, QSpacerItem, QTreeWidget,
+    QTreeWidgetItem, QVBoxLayout, QWidget)
 
 class Ui_SettingsForm(object):
     def setupUi(self, SettingsForm):
@@ -79,31 +79,89 @@ class Ui_SettingsForm(object):
         self.extractorGroup.setObjectName(u"extractorGroup")
         self.extractorLayout = QFormLayout(self.extractorGroup)
         self.extractorLayout.setObjectName(u"extractorLayout")
+        self.extractorLayout.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         self.extractorLabel = QLabel(self.extractorGroup)
         self.extractorLabel.setObjectName(u"extractorLabel")
 
         self.extractorLayout.setWidget(0, QFormLayout.ItemRole.LabelRole, self.extractorLabel)
 
-        self.extractorName = QLabel(self.extractorGroup)
-        self.extractorName.setObjectName(u"extractorName")
+        self.extractorChoice = QComboBox(self.extractorGroup)
+        self.extractorChoice.setObjectName(u"extractorChoice")
 
-        self.extractorLayout.setWidget(0, QFormLayout.ItemRole.FieldRole, self.extractorName)
+        self.extractorLayout.setWidget(0, QFormLayout.ItemRole.FieldRole, self.extractorChoice)
+
+        self.apiKeyLabel = QLabel(self.extractorGroup)
+        self.apiKeyLabel.setObjectName(u"apiKeyLabel")
+
+        self.extractorLayout.setWidget(1, QFormLayout.ItemRole.LabelRole, self.apiKeyLabel)
+
+        self.apiKeyRow = QHBoxLayout()
+        self.apiKeyRow.setObjectName(u"apiKeyRow")
+        self.apiKey = QLineEdit(self.extractorGroup)
+        self.apiKey.setObjectName(u"apiKey")
+        self.apiKey.setEchoMode(QLineEdit.Password)
+
+        self.apiKeyRow.addWidget(self.apiKey)
+
+        self.saveKey = QPushButton(self.extractorGroup)
+        self.saveKey.setObjectName(u"saveKey")
+
+        self.apiKeyRow.addWidget(self.saveKey)
+
+
+        self.extractorLayout.setLayout(1, QFormLayout.ItemRole.FieldRole, self.apiKeyRow)
+
+        self.keySource = QLabel(self.extractorGroup)
+        self.keySource.setObjectName(u"keySource")
+        self.keySource.setWordWrap(True)
+
+        self.extractorLayout.setWidget(2, QFormLayout.ItemRole.FieldRole, self.keySource)
+
+        self.modelLabel = QLabel(self.extractorGroup)
+        self.modelLabel.setObjectName(u"modelLabel")
+
+        self.extractorLayout.setWidget(3, QFormLayout.ItemRole.LabelRole, self.modelLabel)
+
+        self.model = QLineEdit(self.extractorGroup)
+        self.model.setObjectName(u"model")
+
+        self.extractorLayout.setWidget(3, QFormLayout.ItemRole.FieldRole, self.model)
+
+        self.connectionRow = QHBoxLayout()
+        self.connectionRow.setObjectName(u"connectionRow")
+        self.testConnection = QPushButton(self.extractorGroup)
+        self.testConnection.setObjectName(u"testConnection")
+
+        self.connectionRow.addWidget(self.testConnection)
+
+        self.connectionResult = QLabel(self.extractorGroup)
+        self.connectionResult.setObjectName(u"connectionResult")
+        self.connectionResult.setWordWrap(True)
+
+        self.connectionRow.addWidget(self.connectionResult)
+
+        self.connectionSpacer = QSpacerItem(0, 0, QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+
+        self.connectionRow.addItem(self.connectionSpacer)
+
+
+        self.extractorLayout.setLayout(4, QFormLayout.ItemRole.FieldRole, self.connectionRow)
 
         self.thresholdLabel = QLabel(self.extractorGroup)
         self.thresholdLabel.setObjectName(u"thresholdLabel")
 
-        self.extractorLayout.setWidget(1, QFormLayout.ItemRole.LabelRole, self.thresholdLabel)
+        self.extractorLayout.setWidget(5, QFormLayout.ItemRole.LabelRole, self.thresholdLabel)
 
         self.threshold = QLabel(self.extractorGroup)
         self.threshold.setObjectName(u"threshold")
 
-        self.extractorLayout.setWidget(1, QFormLayout.ItemRole.FieldRole, self.threshold)
+        self.extractorLayout.setWidget(5, QFormLayout.ItemRole.FieldRole, self.threshold)
 
         self.extractorHint = QLabel(self.extractorGroup)
         self.extractorHint.setObjectName(u"extractorHint")
         self.extractorHint.setWordWrap(True)
 
-        self.extractorLayout.setWidget(2, QFormLayout.ItemRole.FieldRole, self.extractorHint)
+        self.extractorLayout.setWidget(6, QFormLayout.ItemRole.FieldRole, self.extractorHint)
 
 
         self.outerLayout.addWidget(self.extractorGroup)
@@ -122,6 +180,11 @@ class Ui_SettingsForm(object):
 
         self.outerLayout.addWidget(self.categoriesGroup)
 
+#if QT_CONFIG(shortcut)
+        self.extractorLabel.setBuddy(self.extractorChoice)
+        self.apiKeyLabel.setBuddy(self.apiKey)
+        self.modelLabel.setBuddy(self.model)
+#endif // QT_CONFIG(shortcut)
 
         self.retranslateUi(SettingsForm)
 
@@ -135,11 +198,15 @@ class Ui_SettingsForm(object):
         self.databaseLabel.setText(QCoreApplication.translate("SettingsForm", u"Database:", None))
         self.storageHint.setText(QCoreApplication.translate("SettingsForm", u"Change it with --data-dir, the MEMORY_APP_DATA_DIR environment variable or --db-url. The file is backed up before every schema upgrade.", None))
         self.extractorGroup.setTitle(QCoreApplication.translate("SettingsForm", u"Extractor", None))
-        self.extractorLabel.setText(QCoreApplication.translate("SettingsForm", u"In use:", None))
-        self.extractorName.setText(QCoreApplication.translate("SettingsForm", u"Offline (rule-based)", None))
+        self.extractorLabel.setText(QCoreApplication.translate("SettingsForm", u"E&xtractor:", None))
+        self.apiKeyLabel.setText(QCoreApplication.translate("SettingsForm", u"API &key:", None))
+        self.apiKey.setPlaceholderText(QCoreApplication.translate("SettingsForm", u"sk-ant-\u2026", None))
+        self.saveKey.setText(QCoreApplication.translate("SettingsForm", u"Save in Keyring", None))
+        self.modelLabel.setText(QCoreApplication.translate("SettingsForm", u"&Model:", None))
+        self.testConnection.setText(QCoreApplication.translate("SettingsForm", u"&Test Connection", None))
         self.thresholdLabel.setText(QCoreApplication.translate("SettingsForm", u"Confidence threshold:", None))
         self.threshold.setText(QCoreApplication.translate("SettingsForm", u"0.75", None))
-        self.extractorHint.setText(QCoreApplication.translate("SettingsForm", u"The offline extractor learns explicit preferences, decisions, conventions and bug fixes stated in prose. Memories below the confidence threshold are never stored.", None))
+        self.extractorHint.setText(QCoreApplication.translate("SettingsForm", u"The offline extractor learns explicit preferences, decisions, conventions and bug fixes stated in prose, with no network. Claude reads conversations more deeply and merges new memories into each category's summary; it needs an Anthropic API key, which is kept in the system keyring or the ANTHROPIC_API_KEY variable, never in the database. Memories below the confidence threshold are never stored.", None))
         self.categoriesGroup.setTitle(QCoreApplication.translate("SettingsForm", u"Categories", None))
         ___qtreewidgetitem = self.categories.headerItem()
         ___qtreewidgetitem.setText(2, QCoreApplication.translate("SettingsForm", u"Description", None))

@@ -1,4 +1,5 @@
-"""Settings: where the store lives, which extractor runs, which categories exist."""
+"""Settings: where the store lives, which extractor runs (and its key and model), which
+categories exist."""
 
 from __future__ import annotations
 
@@ -7,12 +8,16 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QHeaderView, QTreeWidgetItem, QWidget
 
 from memory_app.domain.records import CategoryInfo
-from memory_app.extract.base import CONFIDENCE_THRESHOLD
+from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractorError
+from memory_app.extract.claude_settings import ClaudeSettings
+from memory_app.extract.credentials import keyring_available, save_api_key
 from memory_app.gui.context import AppContext
+from memory_app.gui.extractor_choice import CHOICES, build_extractor, claude_settings, current_key
 from memory_app.gui.forms.ui_settings_view import Ui_SettingsForm
 from memory_app.gui.views.base import View
 
-EXTRACTOR_NAMES = {"offline": "Offline (rule-based)", "claude": "Claude (Anthropic API)"}
+ERROR_STYLE = "color: #c62828;"
+SOURCES = {"environment": "ANTHROPIC_API_KEY", "keyring": "the system keyring", "typed": "above"}
 
 
 class SettingsView(View):
@@ -30,14 +35,111 @@ class SettingsView(View):
         self.ui.database.setText(str(path) if path else service.db.url)
         self.ui.openDataDir.setEnabled(path is not None)
         self.ui.openDataDir.clicked.connect(self.open_data_dir)
-        name = service.extractor.name
-        self.ui.extractorName.setText(EXTRACTOR_NAMES.get(name, name))
-        self.ui.threshold.setText(f"{CONFIDENCE_THRESHOLD:.2f}")
         for hint in (self.ui.storageHint, self.ui.extractorHint):
             hint.setMinimumWidth(360)  # wrapped labels in a form shrink to a narrow column
         header = self.ui.categories.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.ui.threshold.setText(f"{CONFIDENCE_THRESHOLD:.2f}")
+
+        for value, text in CHOICES:
+            self.ui.extractorChoice.addItem(text, value)
+        stored = str(context.settings.value("extractor/choice", "offline"))
+        self.ui.extractorChoice.setCurrentIndex(max(0, self.ui.extractorChoice.findData(stored)))
+        model = str(context.settings.value("extractor/model", "") or ClaudeSettings().model)
+        self.ui.model.setText(model)
+        self.ui.saveKey.setEnabled(keyring_available())
+        if not keyring_available():
+            self.ui.saveKey.setToolTip("No system keyring here: use ANTHROPIC_API_KEY")
+        self.ui.extractorChoice.currentIndexChanged.connect(lambda *_: self.apply_extractor())
+        self.ui.model.editingFinished.connect(self.apply_extractor)
+        self.ui.apiKey.editingFinished.connect(self.apply_extractor)
+        self.ui.saveKey.clicked.connect(self.save_key)
+        self.ui.testConnection.clicked.connect(self.test_connection)
+        self.apply_extractor(quiet=True)
+
+    # -- extractor --------------------------------------------------------------------
+
+    def choice(self) -> str:
+        return str(self.ui.extractorChoice.currentData())
+
+    def apply_extractor(self, quiet: bool = False) -> None:
+        """Use the chosen extractor from now on (imports already running keep theirs)."""
+        settings = self.context.settings
+        settings.setValue("extractor/choice", self.choice())
+        settings.setValue("extractor/model", self.ui.model.text().strip())
+        try:
+            extractor = build_extractor(self.choice(), self.ui.apiKey.text(), self.ui.model.text())
+        except (ExtractorError, ValueError) as exc:
+            self.ui.keySource.setStyleSheet(ERROR_STYLE)
+            self.ui.keySource.setText(f"{exc}. Using the offline extractor meanwhile.")
+            self.context.service.extractor = build_extractor("offline", "", "")
+            return
+        self.context.service.extractor = extractor
+        self._show_key_source()
+        if not quiet:
+            names = {"offline": "the offline extractor", "claude": "Claude"}
+            self.context.events.notify.emit(
+                f"New conversations are read by {names.get(extractor.name, extractor.name)}.",
+                None,
+            )
+
+    def _show_key_source(self) -> None:
+        key = current_key(self.ui.apiKey.text())
+        self.ui.keySource.setStyleSheet("")
+        if key is None:
+            self.ui.keySource.setText(
+                "No key: set ANTHROPIC_API_KEY, or type one above (kept for this session, "
+                "or saved in the system keyring)."
+            )
+        else:
+            self.ui.keySource.setText(f"Using the key from {SOURCES.get(key.source, key.source)}.")
+
+    def save_key(self) -> None:
+        typed = self.ui.apiKey.text().strip()
+        if not typed:
+            self.ui.keySource.setText("Type a key first.")
+            return
+        self.context.spawn(self._save_key(typed))
+
+    async def _save_key(self, typed: str) -> None:
+        try:
+            await self.context.call(save_api_key, typed)
+        except Exception as exc:  # keyring backends fail in many ways; say so, lose nothing
+            self.ui.keySource.setStyleSheet(ERROR_STYLE)
+            self.ui.keySource.setText(f"Could not save the key in the keyring: {exc}")
+            return
+        self.ui.apiKey.clear()
+        self.apply_extractor(quiet=True)
+        self.ui.keySource.setText("Saved in the system keyring.")
+
+    def test_connection(self) -> None:
+        key = current_key(self.ui.apiKey.text())
+        if key is None:
+            self.ui.connectionResult.setStyleSheet(ERROR_STYLE)
+            self.ui.connectionResult.setText("No API key to test.")
+            return
+        self.ui.testConnection.setEnabled(False)
+        self.ui.connectionResult.setStyleSheet("")
+        self.ui.connectionResult.setText("Testing…")
+        self.context.spawn(self._test_connection(key, claude_settings(self.ui.model.text())))
+
+    async def _test_connection(self, key: object, settings: ClaudeSettings) -> None:
+        from memory_app.extract.claude import check_connection
+
+        try:
+            result = await self.context.call(check_connection, key, settings)
+        finally:
+            self.ui.testConnection.setEnabled(True)
+        self.ui.connectionResult.setStyleSheet("" if result.ok else ERROR_STYLE)
+        if result.ok:
+            self.ui.connectionResult.setText(
+                f"Connected: {result.model} answered in {result.latency_ms} ms."
+            )
+        else:
+            self.ui.connectionResult.setText(result.message)
+
+    # -- the rest ---------------------------------------------------------------------
 
     def open_data_dir(self) -> None:
         path = self.context.service.db.path

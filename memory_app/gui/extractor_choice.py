@@ -1,0 +1,39 @@
+"""Which extractor the app uses, as chosen in Settings (kept in QSettings, never the key)."""
+
+from __future__ import annotations
+
+from memory_app.extract.base import Extractor, ExtractorError
+from memory_app.extract.claude_settings import ClaudeSettings
+from memory_app.extract.credentials import NO_KEY_MESSAGE, ApiKey, find_api_key
+from memory_app.extract.factory import make_extractor
+
+CHOICES = (
+    ("offline", "Offline rules (no network)"),
+    ("claude", "Claude (Anthropic API)"),
+    ("auto", "Claude when a key is set, else offline"),
+)
+
+
+def claude_settings(model: str) -> ClaudeSettings:
+    model = model.strip()
+    return ClaudeSettings.from_env(model=model) if model else ClaudeSettings.from_env()
+
+
+def current_key(typed: str) -> ApiKey | None:
+    """The key typed in Settings for this session, else the environment's or keyring's."""
+    typed = typed.strip()
+    return ApiKey(typed, "typed") if typed else find_api_key()
+
+
+def build_extractor(choice: str, typed_key: str, model: str) -> Extractor:
+    """The extractor for a Settings choice; ExtractorError when Claude has no key."""
+    if choice == "offline":
+        return make_extractor("offline")
+    key = current_key(typed_key)
+    if key is None:
+        if choice == "claude":
+            raise ExtractorError(NO_KEY_MESSAGE + " or type one in Settings")
+        return make_extractor("offline")
+    from memory_app.extract.claude import ClaudeExtractor
+
+    return ClaudeExtractor(key, claude_settings(model))
