@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from memory_app.extract.base import Extractor, ExtractorError
 from memory_app.extract.claude_settings import ClaudeSettings
 from memory_app.extract.credentials import NO_KEY_MESSAGE, ApiKey, find_api_key
@@ -37,3 +39,13 @@ def build_extractor(choice: str, typed_key: str, model: str) -> Extractor:
     from memory_app.extract.claude import ClaudeExtractor
 
     return ClaudeExtractor(key, claude_settings(model))
+
+
+def claude_extractor(context: Any) -> Extractor:
+    """Claude for a one-off "Extract with Claude": the extractor in use when it is Claude,
+    else one built from the key in the environment or keyring and the model in Settings."""
+    current = context.service.extractor
+    if current.name == "claude":
+        return current
+    model = str(context.settings.value("extractor/model", "") or "")
+    return build_extractor("claude", "", model)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -61,7 +61,9 @@ from memory_app.domain.records import (
     ResourceRecord,
     TurnRecord,
 )
+from memory_app.extract.base import ExtractorError
 from memory_app.gui.context import AppContext
+from memory_app.gui.extractor_choice import claude_extractor
 from memory_app.gui.models.resource_table_model import (
     BRANCH,
     DATE,
@@ -537,6 +539,13 @@ class SourcesView(View):
             "Import every conversation in a folder, e.g. ~/.claude/projects"
         )
         self.import_folder_button.clicked.connect(self.import_folder)
+        self.extract_button = QPushButton("Extract with Claude", self)
+        self.extract_button.setToolTip(
+            "Let Claude read the selected conversation again: new memories are added, "
+            "known ones reinforced (needs an Anthropic API key)"
+        )
+        self.extract_button.clicked.connect(self.extract_with_claude)
+        self.extract_button.setEnabled(False)
         self.progress_label = QLabel(self)
         self.progress_label.setObjectName("importProgressText")
         self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -555,6 +564,7 @@ class SourcesView(View):
         toolbar.setSpacing(6)
         toolbar.addWidget(self.import_files_button)
         toolbar.addWidget(self.import_folder_button)
+        toolbar.addWidget(self.extract_button)
         toolbar.addStretch(1)
         toolbar.addWidget(self.progress_label, 1)
         toolbar.addWidget(self.progress_bar)
@@ -796,6 +806,7 @@ class SourcesView(View):
         if self._resetting:
             return
         record = self.selected_resource()
+        self.extract_button.setEnabled(record is not None and not self.importing)
         # Nothing selected (the filter hid the row): the reader keeps what it shows.
         if record is not None and record.id != self._reader_id:
             self._open(record.id, None)
@@ -944,7 +955,42 @@ class SourcesView(View):
             self.cancel_button.setEnabled(False)
             self.progress_label.setText("Cancelling after the current file…")
 
-    async def _import(self, paths: list[Path]) -> None:
+    def extract_with_claude(self) -> Any:
+        """Run Claude over the selected conversation as a job (progress, cancel, summary)."""
+        resource = self.selected_resource()
+        if resource is None:
+            return None
+        try:
+            extractor = claude_extractor(self.context)
+        except ExtractorError as exc:
+            message = f"Cannot extract with Claude: {exc}"
+            self.context.status.fail(message)
+            self.result_bar.show_error(message)
+            return None
+        db, ids = self.context.service.db, [resource.id]
+
+        def work(job: JobState) -> ImportReport:
+            claude = MemoryService(db, extractor)  # the same store, read by Claude
+            results = []
+            for done, ident in enumerate(ids):
+                if job.cancelled:
+                    break
+                job.report(done, len(ids), f"Claude is reading conversation #{ident}")
+                results.append(claude.reextract(ident))
+            job.report(len(results), len(ids), "Extraction finished")
+            return ImportReport(
+                files=len(ids), results=tuple(results), cancelled=len(results) < len(ids)
+            )
+
+        return self.context.spawn(self._import([], work=work, label="Extracting with Claude"))
+
+    async def _import(
+        self,
+        paths: list[Path],
+        *,
+        work: Callable[[JobState], ImportReport] | None = None,
+        label: str = "Importing conversations",
+    ) -> None:
         self._import_serial += 1
         serial = self._import_serial
         bridge = _ProgressBridge()
@@ -955,12 +1001,15 @@ class SourcesView(View):
         self.result_bar.hide()
         self._set_importing(True)
         self.progress_bar.setRange(0, 0)
-        self.progress_label.setText("Looking for conversations…")
-        self.context.status.begin("Importing conversations")
+        self.progress_label.setText("Looking for conversations…" if work is None else label + "…")
+        self.context.status.begin(label)
+        if work is None:
+
+            def work(job: JobState) -> ImportReport:
+                return import_in_process(service, paths, job=job)
+
         try:
-            report = await self.context.jobs.run(
-                "import", lambda job: import_in_process(service, paths, job=job), state
-            )
+            report = await self.context.jobs.run("import", work, state)
         except Exception as exc:  # a failed import must leave the window working
             log.warning("import failed", exc_info=exc)
             if serial == self._import_serial:
@@ -1005,6 +1054,8 @@ class SourcesView(View):
         for widget in (self.progress_label, self.progress_bar, self.cancel_button):
             widget.setVisible(running)
         self.cancel_button.setEnabled(running)
+        chosen = hasattr(self, "table") and self.selected_resource() is not None
+        self.extract_button.setEnabled(not running and chosen)
         if not running:
             self.progress_label.clear()
             self.progress_label.setToolTip("")
