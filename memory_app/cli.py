@@ -15,7 +15,13 @@ from typing import Any
 from memory_app import __version__
 from memory_app.config import resolve_settings
 from memory_app.domain.jobs import JobState
-from memory_app.domain.records import ITEM_STATUSES, MemoryRecord
+from memory_app.domain.records import (
+    CONFLICT_STATUSES,
+    ITEM_STATUSES,
+    ConflictDetail,
+    ConflictRecord,
+    MemoryRecord,
+)
 from memory_app.domain.usage import UsageSummary
 from memory_app.domain.validation import ValidationError
 from memory_app.extract.base import Extractor, ExtractorError
@@ -98,10 +104,38 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("restore", "bring back a forgotten memory")
     p.add_argument("id", type=int)
     add("undo", "undo your last change")
+    _add_conflicts(sub, common)
     p = add("demo", "fill an empty store with demo conversations (try the app without your own)")
     p.add_argument("--generated", type=int, default=0, help="also add N generated memories")
     add("gui", "open the desktop window (the default)")
     return parser
+
+
+KEEP_CHOICES = {
+    "newer": "keep_newer",
+    "older": "keep_older",
+    "both": "keep_both",
+    "higher-confidence": "higher_confidence",
+    "outdated": "mark_outdated",
+}
+
+
+def _add_conflicts(sub: Any, common: argparse.ArgumentParser) -> None:
+    text = "memories that contradict each other: list, show side by side, resolve"
+    p = sub.add_parser("conflicts", help=text, description=text, parents=[common])
+    inner = p.add_subparsers(dest="conflicts_command", metavar="ACTION", required=True)
+    q = inner.add_parser("list", help="list conflicts, newest first", parents=[common])
+    q.add_argument("--status", choices=(*CONFLICT_STATUSES, "open", "all"), default="open")
+    q = inner.add_parser("show", help="one conflict side by side", parents=[common])
+    q.add_argument("id", type=int)
+    q = inner.add_parser(
+        "resolve", help="decide an open conflict (undo reverts it)", parents=[common]
+    )
+    q.add_argument("id", type=int)
+    how = q.add_mutually_exclusive_group(required=True)
+    how.add_argument("--keep", choices=tuple(KEEP_CHOICES), help="which memory stays valid")
+    how.add_argument("--merge", metavar="TEXT", help="replace both with one new statement")
+    q.add_argument("--note", default="", help="why, or when each applies (for --keep both)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -377,6 +411,48 @@ def _undo(service: MemoryService, args: argparse.Namespace) -> Output:
     return {"undone": ids}, text
 
 
+def _conflict_line(c: ConflictRecord) -> str:
+    items = " vs ".join(f"#{i}" for i in c.item_ids)
+    return f"#{c.id:<5} {c.status:<27} {c.category:<24} {items}  {c.reason or ''}".rstrip()
+
+
+def _conflict_text(d: ConflictDetail) -> str:
+    c = d.record
+    lines = [f"Conflict #{c.id} in {c.category}: {c.status}", f"  {c.reason or ''}".rstrip()]
+    for label, item in zip(("Older", "Newer"), (d.items[0], d.items[-1]), strict=False):
+        said = (item.valid_from or item.extracted_at).strftime("%Y-%m-%d")
+        lines += [
+            "",
+            f"{label}: memory #{item.id} ({item.status}, confidence {item.confidence:.2f}, {said})",
+            f"  {item.content}",
+        ]
+        if d.excerpts.get(item.id):
+            lines.append(f"  from: {d.excerpts[item.id]}")
+    if c.decision:
+        lines += ["", f"Decision: {c.decision}" + (f" — {c.notes}" if c.notes else "")]
+    elif c.is_open:
+        lines += ["", f"Resolve with: memory-app conflicts resolve {c.id} --keep newer|older|both"]
+    return "\n".join(lines)
+
+
+def _conflicts(service: MemoryService, args: argparse.Namespace) -> Output:
+    action = args.conflicts_command
+    if action == "list":
+        statuses = {"open": ("unresolved", "pending_user_review"), "all": ()}.get(
+            args.status, (args.status,)
+        )
+        found = service.conflicts(statuses)
+        text = "\n".join(_conflict_line(c) for c in found) or "No conflicts."
+        return [c.to_json() for c in found], text
+    if action == "show":
+        detail = service.conflict_detail(args.id)
+        return detail.to_json(), _conflict_text(detail)
+    decision = "merge" if args.merge is not None else KEEP_CHOICES[args.keep]
+    record = service.resolve_conflict(args.id, decision, note=args.note, merged_content=args.merge)
+    text = f"Resolved conflict #{record.id}: {record.status}. Undo with: memory-app undo"
+    return record.to_json(), text
+
+
 def _demo(service: MemoryService, args: argparse.Namespace) -> Output:
     from memory_app.demo import build_demo_store
 
@@ -407,6 +483,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "forget": _forget,
     "restore": _restore,
     "undo": _undo,
+    "conflicts": _conflicts,
     "demo": _demo,
 }
 

@@ -21,12 +21,17 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from memory_app.config import Settings
+from memory_app.conflicts import detector
+from memory_app.conflicts import resolution as resolving
+from memory_app.conflicts.judge import judge as judge_rules
 from memory_app.domain.categories import DEFAULT_CATEGORIES, Category, default_importance
 from memory_app.domain.gates import MAX_TOTAL_CHARS, skip_reason, truncate_for_extraction
 from memory_app.domain.jobs import JobCancelled, JobState
 from memory_app.domain.records import (
+    CONFLICT_DECISIONS,
     AuditRecord,
     CategoryInfo,
+    ConflictDetail,
     ConflictRecord,
     DashboardData,
     ImportReport,
@@ -40,7 +45,7 @@ from memory_app.domain.records import (
 )
 from memory_app.domain.redaction import redact, redact_transcript
 from memory_app.domain.rendering import render_transcript
-from memory_app.domain.similarity import reinforced_confidence
+from memory_app.domain.similarity import content_key, reinforced_confidence
 from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
 from memory_app.domain.transcripts import Transcript
 from memory_app.domain.usage import CallUsage, ExtractionRunRecord, UsageSummary
@@ -53,6 +58,7 @@ from memory_app.extract.base import (
     UsageReporter,
 )
 from memory_app.ingest import UnsupportedFormat, discover, parse_source
+from memory_app.store import conflicts as conflict_store
 from memory_app.store import insights, item_queries
 from memory_app.store import repository as repo
 from memory_app.store import summaries as summary_store
@@ -62,6 +68,10 @@ from memory_app.store.errors import NotFoundError
 from memory_app.store.tables import CategorySummaryRow, MemoryItemRow, ResourceRow
 
 log = logging.getLogger(__name__)
+
+# Auto-resolve policies a person can turn on (default: none, every conflict waits).
+AUTO_RESOLVE_POLICIES = ("newer_if_confident",)
+RECENT_SCAN = 200  # items `detect_conflicts()` looks at without ids: the newest ones
 
 EDITABLE_FIELDS = (
     "content",
@@ -85,6 +95,23 @@ class CategoryView:
     info: CategoryInfo
     summary_markdown: str
     items: tuple[MemoryRecord, ...]
+
+
+def claude_judge_for(extractor: Extractor) -> detector.Judge | None:
+    """A Claude contradiction judge sharing the Claude extractor's client (key and
+    settings); None for any other extractor."""
+    client = getattr(extractor, "client", None)
+    if getattr(extractor, "name", "") != "claude" or client is None:
+        return None
+    from memory_app.conflicts.claude_judge import ClaudeJudge
+
+    return ClaudeJudge(client, getattr(extractor, "settings", None))
+
+
+def _opposite(known: str, new: str) -> bool:
+    """A near match on word sets that says the opposite ("prefer tabs over spaces" vs
+    "prefer spaces over tabs"): the rules judge tells them apart."""
+    return content_key(known) != content_key(new) and judge_rules(known, new).contradicts
 
 
 def _new_group(kind: str) -> str:
@@ -112,6 +139,7 @@ class _Learnt:
     reinforced: list[int] = field(default_factory=list)
     suppressed: int = 0
     touched: set[str] = field(default_factory=set)
+    conflicts: list[int] = field(default_factory=list)
 
 
 class MemoryService:
@@ -123,10 +151,25 @@ class MemoryService:
         extractor: Extractor,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        auto_resolve: str | None = None,
+        conflict_judge: detector.Judge | None = None,
     ) -> None:
+        """`auto_resolve`: None (every conflict waits for a person) or
+        "newer_if_confident" (the newer memory wins when its confidence is at least as
+        high; recorded as auto_resolved by "system" and undoable). `conflict_judge`:
+        a model judge for contradiction candidates (it fails open to the rules); the
+        rules judge alone by default; `claude_judge_for(extractor)` makes Claude's (opt-in,
+        like the Claude extractor: model calls cost money only when asked for)."""
+        if auto_resolve is not None and auto_resolve not in AUTO_RESOLVE_POLICIES:
+            raise ValueError(
+                f"unknown auto-resolve policy {auto_resolve!r}; "
+                f"known: {', '.join(AUTO_RESOLVE_POLICIES)}"
+            )
         self.db = db
         self.extractor = extractor
         self.clock = clock
+        self.auto_resolve = auto_resolve
+        self.conflict_judge = conflict_judge
         with db.writing() as session:
             repo.ensure_categories(session, DEFAULT_CATEGORIES)
 
@@ -137,6 +180,7 @@ class MemoryService:
         extractor: Extractor | None = None,
         *,
         clock: Callable[[], datetime] | None = None,
+        auto_resolve: str | None = None,
     ) -> MemoryService:
         """Open (creating and migrating as needed) the store the settings point at."""
         if settings.db_url.startswith("sqlite:///"):
@@ -149,8 +193,8 @@ class MemoryService:
 
             extractor = OfflineExtractor()
         if clock is None:
-            return cls(db, extractor)
-        return cls(db, extractor, clock=clock)
+            return cls(db, extractor, auto_resolve=auto_resolve)
+        return cls(db, extractor, clock=clock, auto_resolve=auto_resolve)
 
     def close(self) -> None:
         self.db.close()
@@ -263,6 +307,7 @@ class MemoryService:
             learnt = self._learn(session, extracted, clean, resource, known, "memorize")
             self._record_usage(session, spent, resource.id, source, batch)
             deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
+        learnt.conflicts = self._detect_quietly(learnt.added)
         return self._result(source, resource.id, learnt, deferred, spent, batch, len(findings))
 
     def reextract(self, resource_id: int) -> MemorizeResult:
@@ -304,6 +349,7 @@ class MemoryService:
             learnt = self._learn(session, extracted, transcript, resource, known, "reextract")
             self._record_usage(session, spent, resource_id, source, None)
             deferred = self._write_summaries(session, learnt.touched, known, True)
+        learnt.conflicts = self._detect_quietly(learnt.added)
         return self._result(source, resource_id, learnt, deferred, spent, None, 0)
 
     def _run_extractor(
@@ -395,6 +441,7 @@ class MemoryService:
             redactions=redactions,
             categories_updated=tuple(sorted(learnt.touched)),
             notes=tuple(notes),
+            conflicts_found=tuple(learnt.conflicts),
             **_usage_fields(spent),
         )
 
@@ -433,6 +480,8 @@ class MemoryService:
         except ValidationError:
             return "dropped", 0, category.key
         duplicate = repo.find_duplicate(session, self.db.dialect, category.key, content)
+        if duplicate is not None and _opposite(duplicate.content, content):
+            duplicate = None  # same words, opposite meaning: a contradiction, not a repeat
         if duplicate is not None and duplicate.id is not None:
             if duplicate.status in ("deleted", "superseded"):
                 return "suppressed", duplicate.id, category.key
@@ -656,7 +705,12 @@ class MemoryService:
                     match_any=True,
                 )
             found = repo.records_by_ids(session, [i for i, _ in hits])
-            return [replace(found[i], score=score) for i, score in hits if i in found]
+            open_ = conflict_store.open_conflicts_for(session, found)
+            return [
+                replace(found[i], score=score, conflict_ids=tuple(open_.get(i, ())))
+                for i, score in hits
+                if i in found
+            ]
 
     def list_items(
         self,
@@ -728,6 +782,156 @@ class MemoryService:
     def conflicts(self, statuses: Sequence[str] = ()) -> list[ConflictRecord]:
         with self.db.reading() as session:
             return insights.conflicts(session, tuple(statuses))
+
+    # -- contradictions (seed 000 §1.4, §4.3; seed 004) -----------------------------------
+
+    def detect_conflicts(self, item_ids: Sequence[int] | None = None) -> list[int]:
+        """Look for contradictions of these items (None: the newest active ones) among
+        their full-text candidates; returns the ids of the conflicts opened. A pair is
+        judged once ever, so running this again is cheap and opens nothing twice."""
+        if item_ids is None:
+            with self.db.reading() as session:
+                rows = repo.list_items(session, limit=RECENT_SCAN)
+                item_ids = [r.id for r in rows if r.id is not None]
+        return self._detect(item_ids)
+
+    def _detect(self, item_ids: Sequence[int]) -> list[int]:
+        if not item_ids:
+            return []
+        with self.db.reading() as session:
+            pairs = detector.plan(session, self.db.dialect, item_ids)
+        judged = detector.judge_pairs(pairs, self.conflict_judge)  # no lock held
+        with self.db.writing() as session:
+            new = detector.record(session, judged)
+            if self.auto_resolve == "newer_if_confident":
+                for conflict_id in new:
+                    self._auto_resolve(session, conflict_id)
+        return new
+
+    def _detect_quietly(self, item_ids: Sequence[int]) -> list[int]:
+        """Detection after memorizing: a failure there must never lose the import."""
+        try:
+            return self._detect(item_ids)
+        except Exception:
+            log.exception("contradiction detection failed; the memories were stored")
+            return []
+
+    def _auto_resolve(self, session: Session, conflict_id: int) -> None:
+        row = conflict_store.get_conflict(session, conflict_id)
+        items = self._conflict_items(session, conflict_id)
+        if items[-1].confidence >= items[0].confidence:
+            self._apply_resolution(
+                session, row, items, "keep_newer", "", None, actor="system", status="auto_resolved"
+            )
+
+    def open_conflicts_for(self, item_ids: Iterable[int]) -> dict[int, list[int]]:
+        """Item id → ids of the open conflicts it is in (items in none are left out)."""
+        with self.db.reading() as session:
+            return conflict_store.open_conflicts_for(session, item_ids)
+
+    def get_conflict(self, conflict_id: int) -> ConflictRecord:
+        with self.db.reading() as session:
+            return conflict_store.to_record(
+                session, conflict_store.get_conflict(session, conflict_id)
+            )
+
+    def conflict_detail(self, conflict_id: int) -> ConflictDetail:
+        """A conflict side by side: its memories oldest first, each with an excerpt of
+        the conversation it came from."""
+        with self.db.reading() as session:
+            row = conflict_store.get_conflict(session, conflict_id)
+            items = self._conflict_items(session, conflict_id)
+            return ConflictDetail(
+                record=conflict_store.to_record(session, row),
+                items=tuple(repo.to_record(i) for i in items),
+                excerpts={i.id or 0: conflict_store.excerpt(session, i) for i in items},
+            )
+
+    def resolve_conflict(
+        self,
+        conflict_id: int,
+        decision: str,
+        *,
+        note: str = "",
+        merged_content: str | None = None,
+    ) -> ConflictRecord:
+        """Decide an open conflict (see conflicts/resolution.py for what each decision
+        does). One undoable step: `undo()` restores the memories and reopens it."""
+        known = CONFLICT_DECISIONS
+        if decision not in known:
+            raise ValidationError(
+                {"decision": f"unknown decision {decision!r}; known: {', '.join(known)}"}
+            )
+        if decision != "merge" and merged_content is not None:
+            raise ValidationError({"merged_content": "only a merge takes a new statement"})
+        note = " ".join(note.split())
+        with self.db.writing() as session:
+            row = conflict_store.get_conflict(session, conflict_id)
+            if row.status not in repo.OPEN_CONFLICT_STATUSES:
+                raise ValidationError(
+                    {
+                        "conflict": f"conflict #{conflict_id} is already resolved "
+                        f"({row.status}); undo that resolution to decide again"
+                    }
+                )
+            items = self._conflict_items(session, conflict_id)
+            self._apply_resolution(
+                session,
+                row,
+                items,
+                decision,
+                note,
+                merged_content,
+                actor="user",
+                status=resolving.DECISIONS[decision],
+            )
+            return conflict_store.to_record(session, row)
+
+    def reopen_conflict(self, conflict_id: int) -> ConflictRecord:
+        """Undo the latest resolution of this conflict (a person's or an automatic one)."""
+        with self.db.writing() as session:
+            row = conflict_store.get_conflict(session, conflict_id)
+            group = conflict_store.last_resolution_group(session, conflict_id)
+            if group is None or row.status in repo.OPEN_CONFLICT_STATUSES:
+                raise ValidationError({"conflict": f"conflict #{conflict_id} is not resolved"})
+            self._undo_group(session, group)
+            session.refresh(row)
+            return conflict_store.to_record(session, row)
+
+    def _conflict_items(self, session: Session, conflict_id: int) -> list[MemoryItemRow]:
+        rows = repo.items_by_ids(session, conflict_store.member_ids(session, conflict_id))
+        return resolving.ordered(list(rows.values()))
+
+    def _apply_resolution(
+        self,
+        session: Session,
+        row: Any,
+        items: list[MemoryItemRow],
+        decision: str,
+        note: str,
+        merged_content: str | None,
+        *,
+        actor: str,
+        status: str,
+    ) -> None:
+        if len(items) < 2:
+            raise ValidationError({"conflict": f"conflict #{row.id} has fewer than two memories"})
+        now = self.clock()
+        group = _new_group("auto_resolve" if actor == "system" else "resolve")
+        merged = resolving.apply(
+            resolving.Resolution(session, row, items, decision, note, actor, group, now),
+            merged_content,
+        )
+        repo.change_conflict(
+            session,
+            row,
+            {"status": status, "decision": decision, "notes": note or None, "resolved_at": now},
+            actor=actor,
+            action=resolving.ACTION,
+            group_id=group,
+        )
+        cats = {i.category for i in items} | ({merged.category} if merged else set())
+        self._refresh_summaries(session, cats)
 
     def maintenance_runs(self, limit: int = 50) -> list[MaintenanceRunRecord]:
         with self.db.reading() as session:
@@ -830,16 +1034,25 @@ class MemoryService:
         self.bulk_set(ids, "delete", status="deleted")
         return len(ids)
 
-    def undo(self) -> list[int]:
-        """Undo the person's last change (edit, delete, bulk action); returns item ids."""
+    def undo(self, actor: str = "user") -> list[int]:
+        """Undo the last change by `actor` (a person's edit, delete, bulk action or
+        conflict resolution; "system" for an auto-resolution); returns item ids."""
         with self.db.writing() as session:
-            group = repo.last_undoable_group(session, actor="user")
+            group = repo.last_undoable_group(session, actor=actor)
             if group is None:
                 return []
-            touched = repo.undo_group(session, group, actor="user")
-            cats = {repo.get_item(session, i).category for i in touched}
-            self._refresh_summaries(session, cats)
-            return touched
+            return self._undo_group(session, group)
+
+    def undo_group(self, group_id: str) -> list[int]:
+        """Undo one group of changes by its id, whoever made it; returns item ids."""
+        with self.db.writing() as session:
+            return self._undo_group(session, group_id)
+
+    def _undo_group(self, session: Session, group_id: str) -> list[int]:
+        touched = repo.undo_group(session, group_id, actor="user")
+        cats = {repo.get_item(session, i).category for i in touched}
+        self._refresh_summaries(session, cats)
+        return touched
 
     def _set(self, item_id: int, changes: dict[str, Any], action: str) -> MemoryRecord:
         with self.db.writing() as session:

@@ -47,6 +47,8 @@ class MemoryRecord:
     valid_until: datetime | None = None
     superseded_by: int | None = None
     score: float | None = None  # relevance, when the record came from a search
+    # Open conflicts this memory is in; filled for search results (seed 000 §3.3).
+    conflict_ids: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -137,6 +139,7 @@ class MemorizeResult:
     input_tokens: int = 0  # model usage of this conversation (0 for the offline extractor)
     output_tokens: int = 0
     cost_usd: float | None = None  # estimated; None when no model ran or its price is unknown
+    conflicts_found: tuple[int, ...] = ()  # conflicts the new memories opened
 
     def to_json(self) -> dict[str, Any]:
         return _jsonable(asdict(self))
@@ -275,6 +278,51 @@ class ConflictRecord:
     decision: str | None = None
     notes: str | None = None
     resolved_at: datetime | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in ("unresolved", "pending_user_review")
+
+    def to_json(self) -> dict[str, Any]:
+        return _jsonable(asdict(self))
+
+
+CONFLICT_DECISIONS = (
+    "keep_newer",
+    "keep_older",
+    "keep_both",
+    "mark_outdated",
+    "higher_confidence",
+    "merge",
+)
+# Seed 000 §1.4, plus accepted_older and merged for the decisions it lacks a word for.
+CONFLICT_STATUSES = (
+    "unresolved",
+    "pending_user_review",
+    "accepted_newer",
+    "accepted_older",
+    "kept_both_with_context",
+    "marked_outdated",
+    "accepted_higher_confidence",
+    "merged",
+    "auto_resolved",
+)
+
+
+@dataclass(frozen=True)
+class ConflictDetail:
+    """One conflict side by side: its memories oldest first, with where each was said."""
+
+    record: ConflictRecord
+    items: tuple[MemoryRecord, ...]  # oldest → newest (valid_from, then extracted_at)
+    excerpts: dict[int, str]  # item id → ~300 chars of its conversation ("" when unknown)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **_jsonable(asdict(self.record)),
+            "items": [i.to_json() for i in self.items],
+            "excerpts": {str(k): v for k, v in self.excerpts.items()},
+        }
 
 
 @dataclass(frozen=True)

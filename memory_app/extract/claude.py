@@ -172,6 +172,11 @@ class ClaudeExtractor:
         return self.settings.model
 
     @property
+    def client(self) -> anthropic.Anthropic:
+        """The API client, shared with the contradiction judge (same key and transport)."""
+        return self._client
+
+    @property
     def max_input_chars(self) -> int:
         """How much of a conversation the service may hand over (it is chunked here)."""
         return self.settings.max_conversation_chars

@@ -31,6 +31,7 @@ _ACTION_WORDS = {
     "pin": "Pinned",
     "unpin": "Unpinned",
     "undo": "Undid a change to",
+    "resolve_conflict": "Resolved a conflict over",
 }
 
 
@@ -86,6 +87,12 @@ def recent_activity(session: Session, limit: int = 12) -> list[ActivityEntry]:
         .order_by(col(AuditEventRow.id).desc())
         .limit(limit)
     ):
+        if event.item_id is None and event.conflict_id is not None:
+            done = "Reopened" if event.action == "undo" else "Resolved"
+            entries.append(
+                ActivityEntry(event.at, "change", f"{done} conflict #{event.conflict_id}")
+            )
+            continue
         word = _ACTION_WORDS.get(event.action, event.action.capitalize())
         entries.append(
             ActivityEntry(event.at, "change", f"{word} memory #{event.item_id}", event.item_id)

@@ -42,6 +42,7 @@ from memory_app.store.types import UTCDateTime
 # The fields a person sees and can change; audit events snapshot exactly these.
 TRACKED_FIELDS = (
     "content",
+    "context",
     "category",
     "type",
     "confidence",
@@ -298,12 +299,14 @@ def audit(
     before: dict[str, Any] | None,
     after: dict[str, Any] | None,
     note: str | None = None,
+    conflict_id: int | None = None,
 ) -> None:
     session.add(
         AuditEventRow(
             actor=actor,
             action=action,
             item_id=item_id,
+            conflict_id=conflict_id,
             group_id=group_id,
             before=before,
             after=after,
@@ -471,6 +474,9 @@ def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
     touched: list[int] = []
     undo_id = f"undo:{group_id}"
     for event in events:
+        if event.conflict_id is not None and event.item_id is None:
+            _undo_conflict_event(session, event, actor=actor, undo_id=undo_id, note=group_id)
+            continue
         if event.item_id is None:
             continue
         row = get_item(session, event.item_id)
@@ -483,6 +489,62 @@ def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
         )
         touched.append(event.item_id)
     return touched
+
+
+# A conflict's fields that a resolution changes; its audit events snapshot these.
+CONFLICT_FIELDS = ("status", "decision", "notes", "resolved_at")
+
+
+def conflict_snapshot(row: ConflictRow) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in CONFLICT_FIELDS:
+        value = getattr(row, name)
+        out[name] = value.isoformat() if isinstance(value, datetime) else value
+    return out
+
+
+def change_conflict(
+    session: Session,
+    row: ConflictRow,
+    changes: dict[str, Any],
+    *,
+    actor: str,
+    action: str,
+    group_id: str | None,
+    note: str | None = None,
+) -> ConflictRow:
+    """Change a conflict's resolution fields with an audit event (item_id None,
+    conflict_id set), so undoing the group reopens the conflict exactly."""
+    before = conflict_snapshot(row)
+    for name, value in changes.items():
+        setattr(row, name, value)
+    session.add(row)
+    session.flush()
+    audit(
+        session,
+        actor=actor,
+        action=action,
+        item_id=None,
+        conflict_id=row.id,
+        group_id=group_id,
+        before=before,
+        after=conflict_snapshot(row),
+        note=note,
+    )
+    return row
+
+
+def _undo_conflict_event(
+    session: Session, event: AuditEventRow, *, actor: str, undo_id: str, note: str
+) -> None:
+    row = session.get(ConflictRow, event.conflict_id)
+    if row is None or event.before is None:
+        return
+    restored = {
+        k: (datetime.fromisoformat(v) if k == "resolved_at" and isinstance(v, str) else v)
+        for k, v in event.before.items()
+    }
+    change_conflict(session, row, restored, actor=actor, action="undo", group_id=undo_id, note=note)
 
 
 def last_undoable_group(session: Session, actor: str = "user") -> str | None:

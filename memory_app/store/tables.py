@@ -163,8 +163,27 @@ class ConflictMemberRow(SQLModel, table=True):
     __tablename__ = "conflict_member"
 
     conflict_id: int = Field(foreign_key="conflict.id", primary_key=True, ondelete="CASCADE")
-    item_id: int = Field(foreign_key="memory_item.id", primary_key=True)
+    item_id: int = Field(foreign_key="memory_item.id", primary_key=True, index=True)
     position: int = 0
+
+
+class ConflictJudgementRow(SQLModel, table=True):
+    """Every verdict on a pair of items, so no pair is judged twice (seed 004 §4 cache).
+
+    Keyed by the unordered pair, smaller id first; a model verdict costs money and a
+    rule verdict must not re-raise a conflict a person already resolved.
+    """
+
+    __tablename__ = "conflict_judgement"
+
+    item_a: int = Field(foreign_key="memory_item.id", primary_key=True)
+    item_b: int = Field(foreign_key="memory_item.id", primary_key=True)
+    contradicts: bool
+    reason: str = ""
+    judge: str = "rules"  # rules | claude
+    judged_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )
 
 
 class MaintenanceRunRow(SQLModel, table=True):
@@ -183,7 +202,8 @@ class MaintenanceRunRow(SQLModel, table=True):
 
 
 class AuditEventRow(SQLModel, table=True):
-    """One change to one item: who, what, before and after. Undo and history read it."""
+    """One change to one item (or one conflict): who, what, before and after. Undo and
+    history read it."""
 
     __tablename__ = "audit_event"
 
@@ -194,6 +214,8 @@ class AuditEventRow(SQLModel, table=True):
     actor: str  # user | extractor | maintenance | system
     action: str  # create | update | reinforce | delete | restore | ...
     item_id: int | None = Field(default=None, index=True)
+    # Set (with item_id None) when the event changed a conflict's status: undo reopens it.
+    conflict_id: int | None = Field(default=None, index=True)
     group_id: str | None = Field(default=None, index=True)  # one undoable step
     before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))

@@ -1,14 +1,117 @@
-"""Conflicts: the records of contradicting memories (resolution comes with its own panel)."""
+"""Conflicts: an inbox of contradicting memories and a side-by-side panel to resolve them
+(seed 000 §7.3, UX.md "Conflicts"). Nothing is overwritten without the person."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QStackedLayout, QTreeWidget, QTreeWidgetItem, QWidget
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QPalette, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedLayout,
+    QVBoxLayout,
+    QWidget,
+)
 
 from memory_app.domain.humanize import relative_time
-from memory_app.domain.records import ConflictRecord
+from memory_app.domain.records import ConflictDetail, ConflictRecord, MemoryRecord
+from memory_app.domain.textdiff import word_differences
+from memory_app.domain.validation import ValidationError
 from memory_app.gui.context import AppContext
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.empty_state import EmptyState
+
+OPEN = ("unresolved", "pending_user_review")
+FILTERS = (("Open", OPEN), ("Resolved", ()), ("All", ()))
+# (decision, button text with its Alt mnemonic, plain key on the inbox, what it does)
+ACTIONS = (
+    ("keep_older", "Keep &older", "O", "The newer memory is superseded by the older one"),
+    ("keep_newer", "Keep &newer", "N", "The older memory is superseded by the newer one"),
+    ("keep_both", "Keep &both", "B", "Both stay; the note says when each applies"),
+    ("mark_outdated", "Older out&dated", "D", "The older memory stops being valid now"),
+    ("higher_confidence", "&Higher confidence", "H", "Keep whichever is more confident"),
+)
+STATUS_WORDS = {
+    "unresolved": "open",
+    "pending_user_review": "open",
+    "accepted_newer": "kept newer",
+    "accepted_older": "kept older",
+    "accepted_higher_confidence": "kept higher confidence",
+    "kept_both_with_context": "kept both",
+    "marked_outdated": "older marked outdated",
+    "auto_resolved": "resolved automatically",
+    "merged": "merged",
+}
+
+
+def highlighted(runs: list[tuple[str, bool]], colour: str) -> str:
+    """HTML of a statement with its differing words marked."""
+    out = []
+    for piece, differs in runs:
+        text = html.escape(piece)
+        out.append(
+            f'<span style="background:{colour}; font-weight:600">{text}</span>' if differs else text
+        )
+    return "".join(out)
+
+
+class ConflictCard(QFrame):
+    """One side of a conflict: the statement, its numbers, and where it came from."""
+
+    def __init__(self, side: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(f"{side.lower()}Card")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.side = QLabel(f"<b>{side}</b>", self)
+        self.content = QLabel(self)
+        self.content.setWordWrap(True)
+        self.content.setTextFormat(Qt.TextFormat.RichText)
+        self.content.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.meta = QLabel(self)
+        self.meta.setWordWrap(True)
+        self.excerpt = QLabel(self)
+        self.excerpt.setWordWrap(True)
+        self.excerpt.setTextFormat(Qt.TextFormat.RichText)
+        layout = QVBoxLayout(self)
+        layout.setSpacing(6)
+        for widget in (self.side, self.content, self.meta, self.excerpt):
+            layout.addWidget(widget)
+        layout.addStretch(1)
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        self.meta.setStyleSheet(f"color: {muted};")
+
+    def show_item(
+        self, item: MemoryRecord, runs: list[tuple[str, bool]], excerpt: str, mark: str
+    ) -> None:
+        self.content.setText(f'<span style="font-size:large">{highlighted(runs, mark)}</span>')
+        used = f"used {item.access_count}×" if item.access_count else "not used yet"
+        if item.last_accessed_at:
+            used += f" · last {relative_time(item.last_accessed_at)}"
+        self.meta.setText(
+            f"#{item.id} · {item.category} · confidence {item.confidence:.2f} · "
+            f"{relative_time(item.valid_from or item.extracted_at)}\n{used} · {item.status}"
+        )
+        if item.source_resource_id is None:
+            self.excerpt.setText("<i>Written by hand.</i>")
+            return
+        start = item.turn_start if item.turn_start is not None else -1
+        end = item.turn_end if item.turn_end is not None else start
+        quote = f"“…{html.escape(excerpt)}…” " if excerpt else ""
+        self.excerpt.setText(
+            f'<i>{quote}</i><a href="source:{item.source_resource_id}:{start}:{end}">'
+            f"Open conversation #{item.source_resource_id} ↗</a>"
+        )
 
 
 class ConflictsView(View):
@@ -18,11 +121,97 @@ class ConflictsView(View):
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
-        self.table = QTreeWidget(self)
-        self.table.setObjectName("conflictList")
-        self.table.setRootIsDecorated(False)
-        self.table.setAlternatingRowColors(True)
-        self.table.setHeaderLabels(["Conflict", "Category", "Status", "Memories", "Detected"])
+        self.detail: ConflictDetail | None = None
+        self.records: list[ConflictRecord] = []
+
+        self.filter = QComboBox(self)
+        for text, _ in FILTERS:
+            self.filter.addItem(text)
+        self.filter.currentIndexChanged.connect(lambda *_: self.context.spawn(self.reload()))
+        self.inbox = QListWidget(self)
+        self.inbox.setObjectName("conflictInbox")
+        self.inbox.currentItemChanged.connect(lambda *_: self._selected())
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(8, 8, 4, 8)
+        left_layout.addWidget(self.filter)
+        left_layout.addWidget(self.inbox, 1)
+
+        right = QWidget(self)
+        column = QVBoxLayout(right)
+        column.setContentsMargins(8, 8, 8, 8)
+        column.setSpacing(10)
+        self.header = QLabel(right)
+        self.header.setWordWrap(True)
+        self.older = ConflictCard("Older", right)
+        self.newer = ConflictCard("Newer", right)
+        for card in (self.older, self.newer):
+            card.excerpt.linkActivated.connect(self._open_source)
+        cards = QHBoxLayout()
+        cards.setSpacing(10)
+        cards.addWidget(self.older, 1)
+        cards.addWidget(self.newer, 1)
+        self.more = QLabel(right)
+        self.note = QLineEdit(right)
+        self.note.setObjectName("resolutionNote")
+        self.note.setPlaceholderText("Note: why, or when each applies (kept with the resolution)")
+        self.buttons: dict[str, QPushButton] = {}
+        actions = QHBoxLayout()
+        actions.setSpacing(6)
+        for decision, text, key, tip in ACTIONS:
+            button = QPushButton(text, right)
+            button.setToolTip(f"{tip} (Alt+{key}, or {key} in the inbox)")
+            button.clicked.connect(lambda _c=False, d=decision: self.resolve(d))
+            self.buttons[decision] = button
+            actions.addWidget(button)
+            shortcut = QShortcut(QKeySequence(key), self.inbox)
+            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(lambda d=decision: self.resolve(d))
+        self.merge_button = QPushButton("&Merge…", right)
+        self.merge_button.setToolTip("Write one statement that replaces both (Alt+M)")
+        self.merge_button.clicked.connect(self.start_merge)
+        self.skip_button = QPushButton("&Skip ›", right)
+        self.skip_button.setToolTip("Leave this one open and show the next (Alt+S)")
+        self.skip_button.clicked.connect(self.next_conflict)
+        actions.addWidget(self.merge_button)
+        actions.addStretch(1)
+        actions.addWidget(self.skip_button)
+        self.merge_editor = QPlainTextEdit(right)
+        self.merge_editor.setObjectName("mergedStatement")
+        self.merge_editor.setPlaceholderText("The one statement to keep instead of both")
+        self.merge_editor.setMaximumHeight(90)
+        self.merge_save = QPushButton("Save Merged Statement", right)
+        self.merge_save.clicked.connect(lambda: self.resolve("merge"))
+        self.merge_cancel = QPushButton("Cancel", right)
+        self.merge_cancel.clicked.connect(lambda: self._show_merge(False))
+        merge_row = QHBoxLayout()
+        merge_row.addWidget(self.merge_editor, 1)
+        merge_buttons = QVBoxLayout()
+        merge_buttons.addWidget(self.merge_save)
+        merge_buttons.addWidget(self.merge_cancel)
+        merge_buttons.addStretch(1)
+        merge_row.addLayout(merge_buttons)
+        self.error = QLabel(right)
+        self.error.setStyleSheet("color: #c62828;")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        column.addWidget(self.header)
+        column.addLayout(cards, 1)
+        column.addWidget(self.more)
+        column.addWidget(self.note)
+        column.addLayout(actions)
+        column.addLayout(merge_row)
+        column.addWidget(self.error)
+        self._merge_widgets = (self.merge_editor, self.merge_save, self.merge_cancel)
+        self._show_merge(False)
+
+        splitter = QSplitter(self)
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, 900])
+        splitter.setCollapsible(1, False)
+        self.main = splitter
         self.empty = EmptyState(
             "conflicts",
             "No contradictions",
@@ -33,25 +222,155 @@ class ConflictsView(View):
         )
         self.pages = QStackedLayout(self)
         self.pages.addWidget(self.empty)
-        self.pages.addWidget(self.table)
+        self.pages.addWidget(self.main)
+        context.events.memories_changed.connect(self._store_changed)
+
+    # -- loading ----------------------------------------------------------------------
+
+    def statuses(self) -> tuple[str, ...]:
+        return FILTERS[self.filter.currentIndex()][1]
 
     async def reload(self) -> None:
-        records = await self.context.call(self.context.service.conflicts)
+        records = await self.context.call(self.context.service.conflicts, self.statuses())
+        if self.filter.currentIndex() == 1:  # resolved: everything not open
+            records = [r for r in records if r.status not in OPEN]
         self.show_conflicts(records)
 
     def show_conflicts(self, records: list[ConflictRecord]) -> None:
-        self.table.clear()
+        current = self.current_id()
+        self.records = records
+        self.inbox.blockSignals(True)
+        self.inbox.clear()
         for record in records:
-            item = QTreeWidgetItem(
-                [
-                    f"#{record.id} {record.reason or ''}".strip(),
-                    record.category,
-                    record.status.replace("_", " "),
-                    ", ".join(f"#{i}" for i in record.item_ids),
-                    relative_time(record.created_at),
-                ]
+            title = record.reason or f"Conflict #{record.id}"
+            state = STATUS_WORDS.get(record.status, record.status)
+            item = QListWidgetItem(
+                f"{title}\n{record.category.replace('_', ' ')} · {relative_time(record.created_at)}"
+                + ("" if record.status in OPEN else f" · {state}")
             )
-            self.table.addTopLevelItem(item)
-        for column in range(self.table.columnCount()):
-            self.table.resizeColumnToContents(column)
-        self.pages.setCurrentWidget(self.table if records else self.empty)
+            item.setData(Qt.ItemDataRole.UserRole, record.id)
+            self.inbox.addItem(item)
+        self.inbox.blockSignals(False)
+        anything = bool(records) or self.filter.currentIndex() != 0
+        self.pages.setCurrentWidget(self.main if anything else self.empty)
+        ids = [r.id for r in records]
+        if ids:
+            self.inbox.setCurrentRow(ids.index(current) if current in ids else 0)
+        else:
+            self._clear_detail()
+
+    def current_id(self) -> int | None:
+        item = self.inbox.currentItem()
+        return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+
+    def _selected(self) -> None:
+        ident = self.current_id()
+        if ident is not None:
+            self.context.spawn(self._load(ident))
+
+    async def _load(self, ident: int) -> None:
+        detail = await self.context.call(self.context.service.conflict_detail, ident)
+        if self.current_id() == ident:
+            self.show_detail(detail)
+
+    def show_detail(self, detail: ConflictDetail) -> None:
+        self.detail = detail
+        record, items = detail.record, detail.items
+        state = STATUS_WORDS.get(record.status, record.status)
+        reason = f" · {html.escape(record.reason)}" if record.reason else ""
+        self.header.setText(
+            f"<b>Conflict in {html.escape(record.category.replace('_', ' '))}</b> · detected "
+            f"{relative_time(record.created_at)}{reason} · <i>{state}</i>"
+            + (f"<br>Note: {html.escape(record.notes)}" if record.notes else "")
+        )
+        older, newer = items[0], items[-1]
+        runs_old, runs_new = word_differences(older.content, newer.content)
+        mark = self._mark_colour()
+        self.older.show_item(older, runs_old, detail.excerpts.get(older.id, ""), mark)
+        self.newer.show_item(newer, runs_new, detail.excerpts.get(newer.id, ""), mark)
+        extra = len(items) - 2
+        self.more.setText(f"…and {extra} more memories in this conflict." if extra > 0 else "")
+        self.more.setVisible(extra > 0)
+        is_open = record.status in OPEN
+        for button in (*self.buttons.values(), self.merge_button, self.skip_button):
+            button.setEnabled(is_open)
+        self.note.setEnabled(is_open)
+        self.error.hide()
+        self._show_merge(False)
+        self.merge_editor.setPlainText(newer.content)
+
+    def _clear_detail(self) -> None:
+        self.detail = None
+        self.header.setText("<i>Select a conflict.</i>")
+        for card in (self.older, self.newer):
+            card.content.clear()
+            card.meta.clear()
+            card.excerpt.clear()
+        for button in (*self.buttons.values(), self.merge_button, self.skip_button):
+            button.setEnabled(False)
+
+    def _mark_colour(self) -> str:
+        colour = self.palette().color(QPalette.ColorRole.Highlight)
+        colour.setAlpha(70)
+        return f"rgba({colour.red()},{colour.green()},{colour.blue()},0.28)"
+
+    # -- resolving --------------------------------------------------------------------
+
+    def start_merge(self) -> None:
+        self._show_merge(True)
+        self.merge_editor.setFocus()
+
+    def _show_merge(self, shown: bool) -> None:
+        for widget in self._merge_widgets:
+            widget.setVisible(shown)
+
+    def resolve(self, decision: str) -> Any:
+        if self.detail is None or self.detail.record.status not in OPEN:
+            return None
+        merged = self.merge_editor.toPlainText().strip() if decision == "merge" else None
+        return self.context.spawn(self._resolve(self.detail.record.id, decision, merged))
+
+    async def _resolve(self, ident: int, decision: str, merged: str | None) -> None:
+        service = self.context.service
+        try:
+            record = await self.context.call(
+                service.resolve_conflict,
+                ident,
+                decision,
+                note=self.note.text().strip(),
+                merged_content=merged,
+            )
+        except ValidationError as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return
+        self.note.clear()
+        words = STATUS_WORDS.get(record.status, record.status)
+        self.context.events.notify.emit(f"Conflict #{ident}: {words}.", self._undo)
+        self.context.events.memories_changed.emit()
+        await self.reload()
+
+    def next_conflict(self) -> None:
+        row = self.inbox.currentRow()
+        if self.inbox.count() > 1:
+            self.inbox.setCurrentRow((row + 1) % self.inbox.count())
+
+    def _undo(self) -> None:
+        self.context.spawn(self._undo_async())
+
+    async def _undo_async(self) -> None:
+        ids = await self.context.call(self.context.service.undo)
+        self.context.events.notify.emit(
+            "Undid the resolution." if ids else "Nothing to undo.", None
+        )
+        self.context.events.memories_changed.emit()
+
+    def _open_source(self, href: str) -> None:
+        _, resource, start, end = href.split(":")
+        first, last = int(start), int(end)
+        where = (int(resource), first if first >= 0 else None, last if last >= 0 else None)
+        self.context.events.navigate.emit("sources", where)
+
+    def _store_changed(self) -> None:
+        if self.isVisible():
+            self.context.spawn(self.reload())

@@ -1,0 +1,1 @@
+"""Contradictions between memories: cheap candidates, a judge, conflict records."""

@@ -1,0 +1,65 @@
+"""Which existing memories a new one might contradict: a handful, never all pairs.
+
+A contradiction talks about the same thing, so the item's own words find them: one
+full-text query (any word may match, best first) per related category, limited to the
+same project or global memories. Pairs already judged or already in an open conflict
+are left out, so detection stays cheap however often it runs.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session
+
+from memory_app.store import conflicts as conflict_store
+from memory_app.store import repository as repo
+from memory_app.store.dialects import Dialect
+from memory_app.store.errors import EmptyQueryError
+from memory_app.store.tables import MemoryItemRow
+
+MAX_CANDIDATES = 20
+# "How we do things" is spread over three categories by the extractors: a switch is a
+# decision ("we switched from tabs to spaces") that contradicts a convention ("always
+# indent with tabs"). Other categories are only compared within themselves.
+RELATED_CATEGORIES = (
+    frozenset({"coding_preferences", "project_conventions", "architectural_decisions"}),
+)
+
+
+def related(category: str) -> list[str]:
+    for group in RELATED_CATEGORIES:
+        if category in group:
+            return sorted(group)
+    return [category]
+
+
+def same_scope(a: MemoryItemRow, b: MemoryItemRow) -> bool:
+    """Same project, or one of them applies everywhere."""
+    return a.project is None or b.project is None or a.project == b.project
+
+
+def candidates(
+    session: Session, dialect: Dialect, item: MemoryItemRow, limit: int = MAX_CANDIDATES
+) -> list[MemoryItemRow]:
+    """The active items most likely to contradict `item`, best first, at most `limit`."""
+    if item.id is None:
+        return []
+    skip = {item.id} | conflict_store.judged_partners(session, item.id)
+    skip |= conflict_store.open_partners(session, item.id)
+    hits: list[tuple[float, int]] = []
+    for category in related(item.category):
+        try:
+            found = dialect.search_item_ids(
+                session.connection(),
+                item.content,
+                limit=min(limit + len(skip), 500),
+                category=category,
+                statuses=("active",),
+                match_any=True,
+            )
+        except EmptyQueryError:
+            return []
+        hits += [(score, item_id) for item_id, score in found if item_id not in skip]
+    hits.sort(key=lambda h: -h[0])
+    rows = repo.items_by_ids(session, [i for _, i in hits[: limit * 2]])
+    out = [rows[i] for _, i in hits if i in rows and same_scope(item, rows[i])]
+    return out[:limit]
