@@ -92,11 +92,35 @@ CONVERSATIONS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
 )
 
 
+# A preference that changed: the conflict inbox has something to show.
+CHANGED_MIND: tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...] = (
+    (40, "Formatting setup", (("We always indent with tabs in this repo.", "Understood."),)),
+    (
+        2,
+        "Formatter switch",
+        (
+            (
+                "We switched from tabs to spaces last week, use spaces from now on.",
+                "Got it, I reformatted the files with four spaces.",
+            ),
+        ),
+    ),
+)
+
+
 def demo_transcripts(now: datetime | None = None) -> list[Transcript]:
     now = now or datetime.now(UTC)
+    dated = [
+        (now - timedelta(days=3 * (len(CONVERSATIONS) - n), hours=n), *conversation)
+        for n, conversation in enumerate(CONVERSATIONS)
+    ]
+    dated += [
+        (now - timedelta(days=days), title, "/home/dev/shop", "main", exchanges)
+        for days, title, exchanges in CHANGED_MIND
+    ]
+    dated.sort(key=lambda entry: entry[0])
     transcripts = []
-    for number, (title, project, branch, exchanges) in enumerate(CONVERSATIONS):
-        start = now - timedelta(days=3 * (len(CONVERSATIONS) - number), hours=number)
+    for number, (start, title, project, branch, exchanges) in enumerate(dated):
         turns: list[Turn] = []
         for user, assistant in exchanges:
             for speaker, text in (("user", user), ("assistant", assistant)):
@@ -215,4 +239,4 @@ def build_demo_store(service: MemoryService, generated: int = 0) -> dict[str, in
                 group_id="demo",
             )
         service.regenerate_summaries()
-    return {"conversations": len(CONVERSATIONS), "memories": added + generated}
+    return {"conversations": len(CONVERSATIONS) + len(CHANGED_MIND), "memories": added + generated}

@@ -25,7 +25,7 @@ def test_the_app_starts_paints_and_quits(tmp_path: Path) -> None:
         timeout=60,
         check=True,
     )
-    assert json.loads(demo.stdout) == {"conversations": 4, "memories": 11}
+    assert json.loads(demo.stdout) == {"conversations": 6, "memories": 13}
     app = subprocess.run(
         [sys.executable, "-m", "memory_app", "--data-dir", str(tmp_path / "d")],
         capture_output=True,

@@ -119,3 +119,27 @@ def test_test_connection_reports_success_and_a_bad_key(
     text = view.ui.connectionResult.text()
     assert "invalid API key" in text
     assert KEY not in text
+
+
+def test_choosing_claude_also_makes_it_judge_contradictions(
+    view: SettingsView, context: AppContext
+) -> None:
+    assert context.service.conflict_judge is None
+    view.ui.apiKey.setText(KEY)
+    choose(view, "claude")
+    assert context.service.conflict_judge is not None
+    choose(view, "offline")
+    assert context.service.conflict_judge is None
+
+
+def test_auto_resolve_is_off_until_turned_on_and_remembered(
+    qtbot: Any, view: SettingsView, context: AppContext
+) -> None:
+    assert context.service.auto_resolve is None
+    view.ui.autoResolve.setChecked(True)
+    assert context.service.auto_resolve == "newer_if_confident"
+    again = SettingsView(context)
+    qtbot.addWidget(again)
+    assert again.ui.autoResolve.isChecked()
+    again.ui.autoResolve.setChecked(False)
+    assert context.service.auto_resolve is None

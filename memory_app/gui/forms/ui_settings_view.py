@@ -15,10 +15,10 @@ from PySide6.QtGui import (QBrush, QColor, QConicalGradient, QCursor,
     QFont, QFontDatabase, QGradient, QIcon,
     QImage, QKeySequence, QLinearGradient, QPainter,
     QPalette, QPixmap, QRadialGradient, QTransform)
-from PySide6.QtWidgets import (QApplication, QComboBox, QFormLayout, QGroupBox,
-    QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-    QPushButton, QSizePolicy, QSpacerItem, QTreeWidget,
-    QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QFormLayout,
+    QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+    QLineEdit, QPushButton, QSizePolicy, QSpacerItem,
+    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 class Ui_SettingsForm(object):
     def setupUi(self, SettingsForm):
@@ -166,6 +166,24 @@ class Ui_SettingsForm(object):
 
         self.outerLayout.addWidget(self.extractorGroup)
 
+        self.conflictsGroup = QGroupBox(SettingsForm)
+        self.conflictsGroup.setObjectName(u"conflictsGroup")
+        self.conflictsLayout = QVBoxLayout(self.conflictsGroup)
+        self.conflictsLayout.setObjectName(u"conflictsLayout")
+        self.autoResolve = QCheckBox(self.conflictsGroup)
+        self.autoResolve.setObjectName(u"autoResolve")
+
+        self.conflictsLayout.addWidget(self.autoResolve)
+
+        self.judgeHint = QLabel(self.conflictsGroup)
+        self.judgeHint.setObjectName(u"judgeHint")
+        self.judgeHint.setWordWrap(True)
+
+        self.conflictsLayout.addWidget(self.judgeHint)
+
+
+        self.outerLayout.addWidget(self.conflictsGroup)
+
         self.categoriesGroup = QGroupBox(SettingsForm)
         self.categoriesGroup.setObjectName(u"categoriesGroup")
         self.categoriesLayout = QVBoxLayout(self.categoriesGroup)
@@ -207,6 +225,12 @@ class Ui_SettingsForm(object):
         self.thresholdLabel.setText(QCoreApplication.translate("SettingsForm", u"Confidence threshold:", None))
         self.threshold.setText(QCoreApplication.translate("SettingsForm", u"0.75", None))
         self.extractorHint.setText(QCoreApplication.translate("SettingsForm", u"The offline extractor learns explicit preferences, decisions, conventions and bug fixes stated in prose, with no network. Claude reads conversations more deeply and merges new memories into each category's summary; it needs an Anthropic API key, which is kept in the system keyring or the ANTHROPIC_API_KEY variable, never in the database. Memories below the confidence threshold are never stored.", None))
+        self.conflictsGroup.setTitle(QCoreApplication.translate("SettingsForm", u"Contradictions", None))
+        self.autoResolve.setText(QCoreApplication.translate("SettingsForm", u"Resolve &automatically: the newer memory wins when it is at least as confident", None))
+#if QT_CONFIG(tooltip)
+        self.autoResolve.setToolTip(QCoreApplication.translate("SettingsForm", u"Recorded as resolved automatically; undo from the Conflicts view. Off: every contradiction waits for you.", None))
+#endif // QT_CONFIG(tooltip)
+        self.judgeHint.setText(QCoreApplication.translate("SettingsForm", u"Contradictions are found by rules (opposite wording, \"switched from \u2026 to \u2026\", different values for one setting); with the Claude extractor chosen, Claude judges the candidates too, and each pair is judged only once.", None))
         self.categoriesGroup.setTitle(QCoreApplication.translate("SettingsForm", u"Categories", None))
         ___qtreewidgetitem = self.categories.headerItem()
         ___qtreewidgetitem.setText(2, QCoreApplication.translate("SettingsForm", u"Description", None))

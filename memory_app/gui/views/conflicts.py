@@ -99,7 +99,8 @@ class ConflictCard(QFrame):
         if item.last_accessed_at:
             used += f" · last {relative_time(item.last_accessed_at)}"
         self.meta.setText(
-            f"#{item.id} · {item.category} · confidence {item.confidence:.2f} · "
+            f"#{item.id} · {item.category.replace('_', ' ').capitalize()} · "
+            f"confidence {item.confidence:.2f} · "
             f"{relative_time(item.valid_from or item.extracted_at)}\n{used} · {item.status}"
         )
         if item.source_resource_id is None:
@@ -130,6 +131,8 @@ class ConflictsView(View):
         self.filter.currentIndexChanged.connect(lambda *_: self.context.spawn(self.reload()))
         self.inbox = QListWidget(self)
         self.inbox.setObjectName("conflictInbox")
+        self.inbox.setSpacing(3)
+        self.inbox.setWordWrap(True)
         self.inbox.currentItemChanged.connect(lambda *_: self._selected())
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
@@ -196,12 +199,13 @@ class ConflictsView(View):
         self.error.setWordWrap(True)
         self.error.hide()
         column.addWidget(self.header)
-        column.addLayout(cards, 1)
+        column.addLayout(cards)
         column.addWidget(self.more)
         column.addWidget(self.note)
         column.addLayout(actions)
         column.addLayout(merge_row)
         column.addWidget(self.error)
+        column.addStretch(1)
         self._merge_widgets = (self.merge_editor, self.merge_save, self.merge_cancel)
         self._show_merge(False)
 

@@ -15,8 +15,10 @@ from memory_app.gui.context import AppContext
 from memory_app.gui.extractor_choice import CHOICES, build_extractor, claude_settings, current_key
 from memory_app.gui.forms.ui_settings_view import Ui_SettingsForm
 from memory_app.gui.views.base import View
+from memory_app.service import claude_judge_for
 
 ERROR_STYLE = "color: #c62828;"
+AUTO_POLICY = "newer_if_confident"
 SOURCES = {"environment": "ANTHROPIC_API_KEY", "keyring": "the system keyring", "typed": "above"}
 
 
@@ -56,6 +58,11 @@ class SettingsView(View):
         self.ui.apiKey.editingFinished.connect(self.apply_extractor)
         self.ui.saveKey.clicked.connect(self.save_key)
         self.ui.testConnection.clicked.connect(self.test_connection)
+        self.ui.judgeHint.setMinimumWidth(360)
+        auto = str(context.settings.value("conflicts/auto_resolve", "")) == AUTO_POLICY
+        self.ui.autoResolve.setChecked(auto)
+        self.ui.autoResolve.toggled.connect(self.apply_auto_resolve)
+        self.apply_auto_resolve(auto)
         self.apply_extractor(quiet=True)
 
     # -- extractor --------------------------------------------------------------------
@@ -74,8 +81,11 @@ class SettingsView(View):
             self.ui.keySource.setStyleSheet(ERROR_STYLE)
             self.ui.keySource.setText(f"{exc}. Using the offline extractor meanwhile.")
             self.context.service.extractor = build_extractor("offline", "", "")
+            self.context.service.conflict_judge = None
             return
         self.context.service.extractor = extractor
+        # With Claude reading conversations, Claude also judges contradiction candidates.
+        self.context.service.conflict_judge = claude_judge_for(extractor)
         self._show_key_source()
         if not quiet:
             names = {"offline": "the offline extractor", "claude": "Claude"}
@@ -83,6 +93,11 @@ class SettingsView(View):
                 f"New conversations are read by {names.get(extractor.name, extractor.name)}.",
                 None,
             )
+
+    def apply_auto_resolve(self, on: bool) -> None:
+        """Newer-wins-when-confident from now on (or every conflict waits for a person)."""
+        self.context.service.auto_resolve = AUTO_POLICY if on else None
+        self.context.settings.setValue("conflicts/auto_resolve", AUTO_POLICY if on else "")
 
     def _show_key_source(self) -> None:
         key = current_key(self.ui.apiKey.text())
