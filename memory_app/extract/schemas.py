@@ -12,6 +12,7 @@ log; facts must cite items that exist.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Collection, Sequence
 from functools import cache
 from typing import Annotated, Any, Literal
@@ -48,8 +49,9 @@ class _Item(BaseModel):
             turn_end=turns[-1] if turns else None,
         )
 
+    @abstractmethod
     def content_and_context(self) -> tuple[str, str]:
-        raise NotImplementedError
+        """The statement and its context, from whichever fields this category uses."""
 
 
 class CodingPreference(_Item):
