@@ -1,0 +1,1 @@
+"""The parts of the MemoryService façade, one capability per module."""

@@ -1,0 +1,526 @@
+"""Memorizing: importing conversations, extracting, deduplicating, summarizing, usage."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from sqlmodel import Session
+
+from memory_app.domain.categories import Category, default_importance
+from memory_app.domain.gates import MAX_TOTAL_CHARS, skip_reason, truncate_for_extraction
+from memory_app.domain.jobs import JobCancelled, JobState
+from memory_app.domain.records import (
+    ImportReport,
+    MemorizeResult,
+    MemoryRecord,
+)
+from memory_app.domain.redaction import redact, redact_transcript
+from memory_app.domain.rendering import render_transcript
+from memory_app.domain.similarity import reinforced_confidence
+from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
+from memory_app.domain.transcripts import Transcript
+from memory_app.domain.usage import CallUsage, ExtractionRunRecord, UsageSummary
+from memory_app.domain.validation import ValidationError, validate_item_fields
+from memory_app.extract.base import (
+    CONFIDENCE_THRESHOLD,
+    ExtractedItem,
+    SummaryEvolver,
+    UsageReporter,
+)
+from memory_app.ingest import UnsupportedFormat, discover, parse_source
+from memory_app.operations.common import (
+    Learnt,
+    ServiceState,
+    is_opposite,
+    new_group,
+    usage_fields,
+)
+from memory_app.store import repository as repo
+from memory_app.store import summaries as summary_store
+from memory_app.store import usage as usage_store
+from memory_app.store.errors import NotFoundError
+from memory_app.store.tables import CategorySummaryRow, MemoryItemRow, ResourceRow
+
+log = logging.getLogger(__name__)
+
+
+class MemorizeOperations(ServiceState):
+    def import_paths(
+        self,
+        paths: Sequence[Path],
+        *,
+        fmt: str | None = None,
+        job: JobState | None = None,
+    ) -> ImportReport:
+        """Import files or folders (format auto-detected); never stops at one bad file."""
+        job = job or JobState()
+        files = discover(paths)
+        results: list[MemorizeResult] = []
+        problems: list[str] = []
+        learnt: list[int] = []
+        cancelled = False
+        batch = new_group("import")
+        try:
+            for index, path in enumerate(files):
+                job.check()
+                job.report(index, len(files), f"Importing {path.name}")
+                try:
+                    parsed = parse_source(path, fmt)
+                except (UnsupportedFormat, OSError, UnicodeError) as exc:
+                    results.append(MemorizeResult("error", str(path), reason=str(exc)))
+                    continue
+                problems.extend(str(p) for p in parsed.problems)
+                for transcript in parsed.transcripts:
+                    result = self._memorize(transcript, update_summaries=False, batch=batch)
+                    learnt += [*result.items_added, *result.items_reinforced]
+                    results.append(result)
+            job.report(len(files), len(files), "Import finished")
+        except JobCancelled:
+            cancelled = True
+        notes: list[str] = []
+        if learnt:
+            # A cancelled import still gets truthful summaries, just not the model's.
+            evolve = isinstance(self.extractor, SummaryEvolver) and not cancelled
+            if evolve:
+                job.report(len(files), len(files), "Updating category summaries")
+            notes, _ = self._update_summaries(self._by_category(learnt), batch=batch, evolve=evolve)
+        usage = None
+        if isinstance(self.extractor, UsageReporter):
+            with self.db.reading() as session:
+                usage = usage_store.summary(session, batch=batch)
+        return ImportReport(
+            files=len(files),
+            results=tuple(results),
+            problems=tuple(problems),
+            cancelled=cancelled,
+            notes=tuple(notes),
+            usage=usage if usage is not None and usage.runs else None,
+        )
+
+    def memorize(self, transcript: Transcript, *, update_summaries: bool = True) -> MemorizeResult:
+        """Store one conversation as an immutable resource and learn from it.
+
+        When the extractor fails (for Claude: an invalid answer after its retries, a
+        rejected key, the API unreachable) the result has status "error" and nothing of
+        the conversation is stored, so importing it again later tries again.
+        """
+        return self._memorize(transcript, update_summaries=update_summaries, batch=None)
+
+    def _memorize(
+        self, transcript: Transcript, *, update_summaries: bool, batch: str | None
+    ) -> MemorizeResult:
+        source = transcript.source_path or transcript.title or "conversation"
+        if transcript.session_id:
+            source = f"{source} [{transcript.session_id}]"
+        clean, findings = redact_transcript(transcript)
+        reason = skip_reason(clean)
+        if reason is not None:
+            why = {"empty": "empty conversation", "trivial": "trivial conversation"}[reason]
+            return MemorizeResult("skipped", source, reason=why, redactions=len(findings))
+        text, spans = render_transcript(clean)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        with self.db.reading() as session:
+            existing = repo.resource_by_hash(session, digest)
+        if existing is not None:
+            return MemorizeResult(
+                "skipped",
+                source,
+                reason=f"already imported as conversation #{existing.id}",
+                resource_id=existing.id,
+            )
+        with self.db.reading() as session:
+            known = repo.categories(session)
+        extracted, failure, spent = self._run_extractor(clean, known)
+        if failure is not None:
+            with self.db.writing() as session:  # the tokens were spent all the same
+                self._record_usage(session, spent, None, source, batch)
+            return MemorizeResult("error", source, reason=failure, **usage_fields(spent))
+        with self.db.writing() as session:
+            if repo.resource_by_hash(session, digest) is not None:  # imported meanwhile
+                self._record_usage(session, spent, None, source, batch)
+                return MemorizeResult("skipped", source, reason="already imported")
+            resource = repo.add_resource(
+                session,
+                clean,
+                text,
+                spans,
+                digest,
+                redactions=len(findings),
+                extractor=self.extractor.name,
+            )
+            learnt = self._learn(session, extracted, clean, resource, known, "memorize")
+            self._record_usage(session, spent, resource.id, source, batch)
+            deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
+        learnt.conflicts = self._detect_quietly(learnt.added)
+        return self._result(source, resource.id, learnt, deferred, spent, batch, len(findings))
+
+    def reextract(self, resource_id: int) -> MemorizeResult:
+        """Run the current extractor again over a stored conversation (the GUI's "Extract
+        with Claude" on a conversation the offline rules already read).
+
+        The conversation itself is not changed: new memories are added with it as their
+        source, ones already known are reinforced, forgotten ones stay forgotten, and the
+        touched summaries are updated (evolved, with a model). On failure nothing changes.
+        """
+        with self.db.reading() as session:
+            row = session.get(ResourceRow, resource_id)
+            if row is None:
+                raise NotFoundError("conversation", resource_id)
+            transcript = repo.stored_transcript(session, row)
+            known = repo.categories(session)
+        source = f"conversation #{resource_id}"
+        if transcript.is_sidechain:
+            return MemorizeResult(
+                "skipped",
+                source,
+                reason="sub-agent conversations are kept for provenance, not learnt from",
+                resource_id=resource_id,
+            )
+        extracted, failure, spent = self._run_extractor(transcript, known)
+        with self.db.writing() as session:
+            if failure is not None:
+                self._record_usage(session, spent, resource_id, source, None)
+                return MemorizeResult(
+                    "error",
+                    source,
+                    reason=failure,
+                    resource_id=resource_id,
+                    **usage_fields(spent),
+                )
+            resource = session.get(ResourceRow, resource_id)
+            if resource is None:  # deleted meanwhile
+                raise NotFoundError("conversation", resource_id)
+            learnt = self._learn(session, extracted, transcript, resource, known, "reextract")
+            self._record_usage(session, spent, resource_id, source, None)
+            deferred = self._write_summaries(session, learnt.touched, known, True)
+        learnt.conflicts = self._detect_quietly(learnt.added)
+        return self._result(source, resource_id, learnt, deferred, spent, None, 0)
+
+    def _run_extractor(
+        self, clean: Transcript, known: list[Category]
+    ) -> tuple[list[ExtractedItem], str | None, list[CallUsage]]:
+        """The extractor's items for a (redacted) conversation, or the reason it failed;
+        with the model usage either way."""
+        if clean.is_sidechain:
+            return [], None, []
+        limit = getattr(self.extractor, "max_input_chars", MAX_TOTAL_CHARS)
+        cut, _ = truncate_for_extraction(clean, max_total_chars=limit)
+        try:
+            extracted = self.extractor.extract(cut, known)
+        except Exception as exc:  # an extractor failure must never lose the import
+            reason = f"{self.extractor.name} extractor failed: {exc}"
+            return [], reason, self._take_usage()
+        return extracted, None, self._take_usage()
+
+    def _learn(
+        self,
+        session: Session,
+        extracted: Sequence[ExtractedItem],
+        transcript: Transcript,
+        resource: ResourceRow,
+        known: Sequence[Category],
+        kind: str,
+    ) -> Learnt:
+        """Store what was extracted: new items added, duplicates reinforced."""
+        group = new_group(kind)
+        by_key = {c.key: c for c in known}
+        learnt = Learnt()
+        for item in extracted:
+            outcome, item_id, category = self._store_extracted(
+                session, item, transcript, resource, by_key, group
+            )
+            if outcome == "added":
+                learnt.added.append(item_id)
+            elif outcome == "reinforced":
+                learnt.reinforced.append(item_id)
+            elif outcome == "suppressed":
+                learnt.suppressed += 1
+            if outcome in ("added", "reinforced"):
+                learnt.touched.add(category)
+        return learnt
+
+    def _write_summaries(
+        self, session: Session, touched: set[str], known: Sequence[Category], now: bool
+    ) -> set[str]:
+        """Write the deterministic summaries that need no model, inside the caller's
+        transaction; returns the categories to evolve after it (never hold the write lock
+        across a network call). With `now` False the caller updates summaries later."""
+        if not now:
+            return set()
+        by_key = {c.key: c for c in known}
+        deferred: set[str] = set()
+        for key in sorted(touched):
+            if self._evolvable(session, key):
+                deferred.add(key)
+            else:
+                self._write_summary(session, by_key[key])
+        return deferred
+
+    def _result(
+        self,
+        source: str,
+        resource_id: int | None,
+        learnt: Learnt,
+        deferred: set[str],
+        spent: list[CallUsage],
+        batch: str | None,
+        redactions: int,
+    ) -> MemorizeResult:
+        """Evolve the deferred summaries, then say what memorizing did."""
+        notes: list[str] = []
+        if deferred:
+            ids = [*learnt.added, *learnt.reinforced]
+            by_category = {k: v for k, v in self._by_category(ids).items() if k in deferred}
+            notes, evolution = self._update_summaries(by_category, batch=batch)
+            spent = [*spent, *evolution]
+        found = bool(learnt.added or learnt.reinforced)
+        return MemorizeResult(
+            "success" if found else "empty",
+            source,
+            reason=None if found else "nothing worth remembering was found",
+            resource_id=resource_id,
+            items_added=tuple(learnt.added),
+            items_reinforced=tuple(learnt.reinforced),
+            items_suppressed=learnt.suppressed,
+            redactions=redactions,
+            categories_updated=tuple(sorted(learnt.touched)),
+            notes=tuple(notes),
+            conflicts_found=tuple(learnt.conflicts),
+            **usage_fields(spent),
+        )
+
+    def _store_extracted(
+        self,
+        session: Session,
+        item: ExtractedItem,
+        transcript: Transcript,
+        resource: ResourceRow,
+        categories: dict[str, Category],
+        group: str,
+    ) -> tuple[str, int, str]:
+        """Insert a new item, or reinforce the one it duplicates; returns what happened."""
+        category = categories.get(item.category)
+        if category is None or item.confidence < CONFIDENCE_THRESHOLD:
+            return "dropped", 0, item.category
+        content = redact(" ".join(item.content.split())).text
+        memory_type = item.type or category.default_type
+        importance = (
+            item.importance if item.importance is not None else default_importance(memory_type)
+        )
+        now = self.clock()
+        try:
+            validate_item_fields(
+                {
+                    "content": content,
+                    "category": category.key,
+                    "confidence": item.confidence,
+                    "importance": importance,
+                    "type": memory_type,
+                    "tags": list(item.tags),
+                },
+                categories,
+                now,
+            )
+        except ValidationError:
+            return "dropped", 0, category.key
+        duplicate = repo.find_duplicate(session, self.db.dialect, category.key, content)
+        if duplicate is not None and is_opposite(duplicate.content, content):
+            duplicate = None  # same words, opposite meaning: a contradiction, not a repeat
+        if duplicate is not None and duplicate.id is not None:
+            if duplicate.status in ("deleted", "superseded"):
+                return "suppressed", duplicate.id, category.key
+            repo.change_item(
+                session,
+                duplicate,
+                {
+                    "reinforcement_count": duplicate.reinforcement_count + 1,
+                    "confidence": reinforced_confidence(duplicate.confidence, item.confidence),
+                    "last_seen_at": now,
+                },
+                actor="extractor",
+                action="reinforce",
+                group_id=group,
+                note=f"seen again in conversation #{resource.id}",
+            )
+            return "reinforced", duplicate.id, category.key
+        turn_time = None
+        if item.turn_start is not None:
+            turn_time = next(
+                (t.timestamp for t in transcript.turns if t.position == item.turn_start), None
+            )
+        valid_from = min(turn_time or transcript.started_at or now, now)
+        line_start, line_end = (None, None)
+        if item.turn_start is not None and resource.id is not None:
+            session.flush()
+            line_start, line_end = repo.source_lines(
+                session, resource.id, item.turn_start, item.turn_end or item.turn_start
+            )
+        row = MemoryItemRow(
+            category=category.key,
+            type=memory_type,
+            content=content,
+            content_key="",
+            context=item.context,
+            confidence=item.confidence,
+            importance=importance,
+            scope="project" if transcript.project else "global",
+            project=transcript.project,
+            session_id=transcript.session_id,
+            tags=sorted(set(item.tags)),
+            source_resource_id=resource.id,
+            turn_start=item.turn_start,
+            turn_end=item.turn_end,
+            line_start=line_start,
+            line_end=line_end,
+            extractor=self.extractor.name,
+            extracted_at=now,
+            updated_at=now,
+            last_seen_at=now,
+            valid_from=valid_from,
+        )
+        repo.add_item(session, row, actor="extractor", group_id=group)
+        return "added", row.id or 0, category.key
+
+    # -- category summaries -----------------------------------------------------------
+
+    def regenerate_summaries(self, keys: Iterable[str] | None = None) -> list[str]:
+        """Rebuild category summaries deterministically from their items."""
+        with self.db.writing() as session:
+            cats = {c.key: c for c in repo.categories(session)}
+            wanted = sorted(cats) if keys is None else sorted(set(keys) & set(cats))
+            for key in wanted:
+                self._write_summary(session, cats[key])
+        return wanted
+
+    def _evolvable(self, session: Session, key: str) -> bool:
+        return isinstance(self.extractor, SummaryEvolver) and summary_store.has_summary_with_items(
+            session, key
+        )
+
+    def _by_category(self, item_ids: Sequence[int]) -> dict[str, list[int]]:
+        with self.db.reading() as session:
+            return summary_store.by_category(session, item_ids)
+
+    def _update_summaries(
+        self, new_by_category: dict[str, list[int]], *, batch: str | None, evolve: bool = True
+    ) -> tuple[list[str], list[CallUsage]]:
+        """Bring the summaries of these categories up to date with their new items.
+
+        With an extractor that can evolve summaries, a category that already has one is
+        merged by the model (seed 001 §5) and its change log kept as audit events;
+        anything else (the offline extractor, a first summary, an evolution that failed)
+        gets the deterministic summary. Model calls happen between units of work, never
+        inside one. Returns notes for the person (one per fallback) and the model usage,
+        which is recorded here already.
+        """
+        notes: list[str] = []
+        spent: list[CallUsage] = []
+        for key in sorted(new_by_category):
+            with self.db.reading() as session:
+                category = next((c for c in repo.categories(session) if c.key == key), None)
+                if category is None:
+                    continue
+                current: CategorySummaryRow | None = None
+                new_items: list[MemoryRecord] = []
+                known: set[int] = set()
+                if evolve and self._evolvable(session, key):
+                    current = repo.summary(session, key)
+                    new_items = summary_store.strongest_new(
+                        session, new_by_category[key], MAX_FACTS
+                    )
+                    known = summary_store.citable_ids(session, key)
+            if current is None or not new_items:
+                with self.db.writing() as session:
+                    summary_store.write_deterministic(session, category, self.clock())
+                continue
+            note, used = self._evolve_one(category, current, new_items, known, batch)
+            spent += used
+            if note:
+                notes.append(note)
+        return notes, spent
+
+    def _evolve_one(
+        self,
+        category: Category,
+        current: CategorySummaryRow,
+        new_items: list[MemoryRecord],
+        known: set[int],
+        batch: str | None,
+    ) -> tuple[str | None, list[CallUsage]]:
+        """Merge one category's summary with the model; on failure fall back to the
+        deterministic summary, say so in an audit event, and return the note."""
+        evolver = self.extractor
+        assert isinstance(evolver, SummaryEvolver)
+        evolved: EvolvedSummary | None = None
+        failure = ""
+        try:
+            evolved = evolver.evolve_summary(category, current.markdown, new_items, known)
+        except Exception as exc:  # evolution is a nicety: the items are stored already
+            failure = str(exc)
+        spent = self._take_usage()
+        group = new_group("evolve")
+        with self.db.writing() as session:
+            self._record_usage(session, spent, None, None, batch)
+            if evolved is not None:
+                summary_store.save_evolved(
+                    session,
+                    category,
+                    evolved,
+                    self.clock(),
+                    generator=self.extractor.name,
+                    group_id=group,
+                )
+                return None, spent
+            summary_store.write_deterministic(session, category, self.clock())
+            note = (
+                f"{category.name}: the summary could not be merged by {self.extractor.name} "
+                f"({failure}); the deterministic summary was written instead"
+            )
+            summary_store.record_fallback(session, category, note, group)
+        log.warning("%s", note)
+        return note, spent
+
+    def _take_usage(self) -> list[CallUsage]:
+        if isinstance(self.extractor, UsageReporter):
+            return self.extractor.take_usage()
+        return []
+
+    def _record_usage(
+        self,
+        session: Session,
+        spent: Sequence[CallUsage],
+        resource_id: int | None,
+        source: str | None,
+        batch: str | None,
+    ) -> None:
+        for call in spent:
+            usage_store.record_run(
+                session,
+                call,
+                extractor=self.extractor.name,
+                resource_id=resource_id,
+                source=source,
+                batch=batch,
+            )
+
+    def _write_summary(self, session: Session, category: Category) -> None:
+        summary_store.write_deterministic(session, category, self.clock())
+
+    # -- model usage --------------------------------------------------------------------
+
+    def usage(self, *, since: datetime | None = None) -> UsageSummary:
+        """Tokens and estimated cost of every model call recorded (or those since a time):
+        totals and per model, for the dashboard."""
+        with self.db.reading() as session:
+            return usage_store.summary(session, since=since)
+
+    def extraction_runs(self, limit: int = 50) -> list[ExtractionRunRecord]:
+        """The latest recorded model calls (extract / evolve), newest first."""
+        with self.db.reading() as session:
+            return usage_store.recent_runs(session, limit)
+
+    # -- reading ----------------------------------------------------------------------
