@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -151,7 +151,6 @@ class ImportReport:
     results: tuple[MemorizeResult, ...] = ()
     problems: tuple[str, ...] = ()  # "path:line: message" for unreadable parts
     cancelled: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()  # import-wide notes (summary evolution after the import)
     usage: UsageSummary | None = None  # model usage of the whole import, when a model ran
 
