@@ -1,7 +1,7 @@
 """The façade every front end uses (GUI, CLI, later hooks and MCP): seed 000 §5.1.
 
 It is composed of one part per capability (memory_app/operations/: memorizing,
-contradictions, curation) and adds the reads every view needs. It returns plain
+contradictions, curation, retrieval) and adds the reads every view needs. It returns plain
 records, never ORM rows, and each operation is one unit of work. With a model-backed
 extractor, category summaries are evolved by the model between units of work (never
 while the write lock is held), and every model call's tokens and cost are recorded.
@@ -44,6 +44,9 @@ from memory_app.operations.common import (
 from memory_app.operations.conflicts import ConflictOperations
 from memory_app.operations.curation import CurationOperations
 from memory_app.operations.memorize import MemorizeOperations
+from memory_app.operations.retrieval import RetrievalOperations
+from memory_app.retrieval.access import AccessLog
+from memory_app.retrieval.cache import QueryCache
 from memory_app.store import conflicts as conflict_store
 from memory_app.store import insights, item_queries
 from memory_app.store import repository as repo
@@ -53,7 +56,9 @@ from memory_app.store.errors import NotFoundError
 from memory_app.store.tables import ResourceRow
 
 
-class MemoryService(MemorizeOperations, ConflictOperations, CurationOperations):
+class MemoryService(
+    MemorizeOperations, ConflictOperations, CurationOperations, RetrievalOperations
+):
     """Memory operations over one database with one extractor."""
 
     def __init__(
@@ -81,6 +86,8 @@ class MemoryService(MemorizeOperations, ConflictOperations, CurationOperations):
         self.clock = clock
         self.auto_resolve = auto_resolve
         self.conflict_judge = conflict_judge
+        self.retrieval_cache = QueryCache()
+        self.access_log = AccessLog()
         with db.writing() as session:
             repo.ensure_categories(session, DEFAULT_CATEGORIES)
 
@@ -108,7 +115,11 @@ class MemoryService(MemorizeOperations, ConflictOperations, CurationOperations):
         return cls(db, extractor, clock=clock, auto_resolve=auto_resolve)
 
     def close(self) -> None:
-        self.db.close()
+        """Write pending access counts, then let go of the database."""
+        try:
+            self.flush_access()
+        finally:
+            self.db.close()
 
     # -- memorize ---------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from sqlalchemy import (
 from sqlmodel import Session, col
 
 from memory_app.domain.records import SORT_KEYS, ItemQuery, MemoryRecord
-from memory_app.store.fts_query import match_expression
+from memory_app.store.fts_query import TABLE_COLUMNS, match_expression
 from memory_app.store.repository import records_by_ids
 from memory_app.store.tables import MemoryItemRow
 
@@ -64,7 +64,11 @@ def _matching(query: ItemQuery) -> tuple[Select[Any], bool]:
         hits = (
             select(_FTS.c.rowid.label("id"), literal_column(_RANK).label("rank"))
             .select_from(_FTS)
-            .where(text("memory_fts MATCH :fts").bindparams(fts=match_expression(query.text)))
+            .where(
+                text("memory_fts MATCH :fts").bindparams(
+                    fts=match_expression(query.text, columns=TABLE_COLUMNS)
+                )
+            )
             .subquery("hits")
         )
         # A LEFT JOIN keeps SQLite from reordering: the hits stay the outer loop. The
@@ -84,7 +88,11 @@ def count_items(session: Session, query: ItemQuery) -> int:
         matches = (
             select(_FTS.c.rowid)
             .select_from(_FTS)
-            .where(text("memory_fts MATCH :fts").bindparams(fts=match_expression(query.text)))
+            .where(
+                text("memory_fts MATCH :fts").bindparams(
+                    fts=match_expression(query.text, columns=TABLE_COLUMNS)
+                )
+            )
         )
         where.append(col(_ITEM.id).in_(matches))  # walks the primary key per match
     total = session.connection().execute(

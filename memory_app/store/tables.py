@@ -249,3 +249,16 @@ class ExtractionRunRow(SQLModel, table=True):
     category: str | None = None  # for evolve: the category whose summary was merged
     batch: str | None = Field(default=None, index=True)  # the import it belonged to
     error: str | None = None
+
+
+class ContextExclusionRow(SQLModel, table=True):
+    """A memory a person chose never to inject into a project's context (or any, with
+    project ""), though it stays in the store and in search."""
+
+    __tablename__ = "context_exclusion"
+
+    item_id: int = Field(foreign_key="memory_item.id", primary_key=True, ondelete="CASCADE")
+    project: str = Field(default="", primary_key=True)
+    created_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )

@@ -96,21 +96,49 @@ def test_migrating_backs_up_first_and_keeps_data_and_search(
     def add_column(conn: object) -> None:
         conn.exec_driver_sql("ALTER TABLE memory_item ADD COLUMN note_v2 TEXT")  # type: ignore[attr-defined]
 
+    current = sqlite_dialect.SqliteDialect.schema_version
     monkeypatch.setattr(sqlite_dialect, "MIGRATIONS", (*sqlite_dialect.MIGRATIONS, add_column))
-    monkeypatch.setattr(sqlite_dialect.SqliteDialect, "schema_version", 2)
+    monkeypatch.setattr(sqlite_dialect.SqliteDialect, "schema_version", current + 1)
     upgraded = make_db(tmp_path)
-    assert upgraded.previous_version == 1
-    backups = list((tmp_path / "backups").glob("memory.v1.*.bak"))
+    assert upgraded.previous_version == current
+    backups = list((tmp_path / "backups").glob(f"memory.v{current}.*.bak"))
     assert len(backups) == 1
     with sqlite3.connect(backups[0]) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == current
         assert conn.execute("SELECT content FROM memory_item").fetchall() == [
             ("Prefer pathlib over os.path",)
         ]
     assert search(upgraded, "pathlib") == [item]
     with upgraded.reading() as session:
-        assert session.execute(text("PRAGMA user_version")).scalar() == 2
+        assert session.execute(text("PRAGMA user_version")).scalar() == current + 1
         session.execute(text("SELECT note_v2 FROM memory_item")).all()
+
+
+def test_a_version_1_store_gains_searchable_context_and_a_generation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        patch.setattr(sqlite_dialect, "MIGRATIONS", sqlite_dialect.MIGRATIONS[:1])
+        patch.setattr(sqlite_dialect.SqliteDialect, "schema_version", 1)
+        old = make_db(tmp_path)
+        item_id = add_item(old, "Prefer pathlib over os.path", context="reviewing the importer")
+        old.close()
+    upgraded = make_db(tmp_path)
+    assert upgraded.previous_version == 1
+    assert list((tmp_path / "backups").glob("memory.v1.*.bak"))
+    with upgraded.reading() as session:
+        found = session.execute(
+            text("SELECT rowid FROM memory_fts WHERE memory_fts MATCH 'importer'")
+        ).all()
+        assert found == [(item_id,)]
+        before = session.execute(text("SELECT value FROM store_generation")).scalar_one()
+    assert search(upgraded, "pathlib") == [item_id]
+    assert search(upgraded, "importer") == []  # the Memories table ignores context
+    with upgraded.writing() as session:
+        session.execute(text("UPDATE memory_item SET pinned = 1"))
+    with upgraded.reading() as session:
+        after = session.execute(text("SELECT value FROM store_generation")).scalar_one()
+    assert after == before + 1
 
 
 def test_only_sqlite_urls_are_accepted_for_now() -> None:
@@ -157,7 +185,11 @@ def test_raw_user_text_never_breaks_match(tmp_path: Path, query: str) -> None:
 
 
 def test_every_word_is_quoted() -> None:
-    assert match_expression("Don't use C++") == '"don" "t" "use" "c"'
+    assert match_expression("Avoid C++'s foo-bar NEAR") == '"avoid" "c" "foo" "bar" "near"'
+    # Stop words go, unless nothing else is left.
+    assert match_expression("Don't use C++") == '"use" "c"'
+    assert match_expression("what is it") == '"what" "is" "it"'
+    assert match_expression("tabs", columns=("content", "tags")) == '{content tags} : ("tabs")'
     assert match_expression("tabs spaces", match_any=True) == '"tabs" OR "spaces"'
     with pytest.raises(EmptyQueryError, match="type at least one word"):
         match_expression("  -- ** ")

@@ -1,0 +1,164 @@
+"""How a memory is ranked for a task: relevance mixed with what we know about the memory.
+
+The formulas are the seeds': seed 000 §4.1 (time decay `1 / (1 + age / half_life)`),
+seed 003 (decay since last use, halving every half-life, plus an access boost of 0.1 per
+use up to 0.5), seed 000 §4.2 (frequency `min(uses / 100, 1)` and a weighted sum of
+components, every component and the total in [0, 1]). Seed 003's importance joins seed
+000's four components. Recency uses seed 003's decay because it rewards memories that
+keep being used, which is what a person expects of "recent"; seed 000's hyperbolic decay
+is kept for callers that want age alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields
+from datetime import datetime
+
+DAY_SECONDS = 86_400.0
+DEFAULT_HALF_LIFE_DAYS = 30.0
+MAX_ACCESS_COUNT = 100  # seed 000 §4.2: frequency saturates here
+ACCESS_BOOST_PER_USE = 0.1  # seed 003
+MAX_ACCESS_BOOST = 0.5
+_TOLERANCE = 1e-6
+
+
+class ScoringError(ValueError):
+    """Weights or thresholds that cannot rank anything sensibly."""
+
+
+def hyperbolic_decay(age_days: float, half_life_days: float = DEFAULT_HALF_LIFE_DAYS) -> float:
+    """Seed 000 §4.1: 1.0 at age 0, 0.5 at one half-life, never reaching 0."""
+    _require_positive(half_life_days)
+    return 1.0 / (1.0 + max(age_days, 0.0) / half_life_days)
+
+
+def usage_decay(
+    days_since_use: float, access_count: int, half_life_days: float = DEFAULT_HALF_LIFE_DAYS
+) -> float:
+    """Seed 003: halves every half-life since last use; each use adds 0.1 (at most 0.5)."""
+    _require_positive(half_life_days)
+    base = 0.5 ** (max(days_since_use, 0.0) / half_life_days)
+    boost = min(max(access_count, 0) * ACCESS_BOOST_PER_USE, MAX_ACCESS_BOOST)
+    return min(1.0, base + boost)
+
+
+def frequency(access_count: int, saturation: int = MAX_ACCESS_COUNT) -> float:
+    """Seed 000 §4.2: uses normalised to [0, 1]."""
+    return min(max(access_count, 0) / saturation, 1.0)
+
+
+def days_between(earlier: datetime, later: datetime) -> float:
+    return (later - earlier).total_seconds() / DAY_SECONDS
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    """How much each component counts; they must sum to 1 so scores stay in [0, 1].
+
+    Defaults follow seed 000 §4.2 (relevance 0.5, frequency 0.1, recency 0.1) with its
+    confidence 0.3 shared with seed 003's importance.
+    """
+
+    relevance: float = 0.5
+    confidence: float = 0.2
+    importance: float = 0.1
+    frequency: float = 0.1
+    recency: float = 0.1
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int | float) or math.isnan(value) or not 0 <= value <= 1:
+                raise ScoringError(f"weight {f.name} must be between 0 and 1, got {value!r}")
+        total = sum(self.as_dict().values())
+        if abs(total - 1.0) > _TOLERANCE:
+            raise ScoringError(f"ranking weights must sum to 1, they sum to {total:.4f}")
+
+    def as_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    def without_relevance(self) -> RankingWeights:
+        """For ranking with no task text: relevance's share spread over the rest."""
+        rest = 1.0 - self.relevance
+        if rest <= _TOLERANCE:
+            return RankingWeights(0.0, 1.0, 0.0, 0.0, 0.0)
+        scale = 1.0 / rest
+        values = {k: v * scale for k, v in self.as_dict().items() if k != "relevance"}
+        # Fix rounding so the sum is exactly one.
+        values["confidence"] += 1.0 - sum(values.values())
+        return RankingWeights(relevance=0.0, **values)
+
+
+@dataclass(frozen=True)
+class ScoreBreakdown:
+    """Every component in [0, 1], the weights used, and their weighted sum."""
+
+    relevance: float
+    confidence: float
+    importance: float
+    frequency: float
+    recency: float
+    total: float
+
+    def components(self) -> dict[str, float]:
+        return {
+            "relevance": self.relevance,
+            "confidence": self.confidence,
+            "importance": self.importance,
+            "frequency": self.frequency,
+            "recency": self.recency,
+        }
+
+    def describe(self) -> str:
+        """One line for a tooltip or a CLI column."""
+        parts = ", ".join(f"{k} {v:.2f}" for k, v in self.components().items())
+        return f"score {self.total:.3f} = {parts}"
+
+
+@dataclass(frozen=True)
+class ScoringFacts:
+    """What the scorer needs to know about one memory."""
+
+    relevance: float  # already normalised to [0, 1]
+    confidence: float
+    importance: float
+    access_count: int
+    last_used: datetime  # last access, else last seen, else when it was said
+
+
+def score(
+    facts: ScoringFacts,
+    weights: RankingWeights,
+    now: datetime,
+    half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
+) -> ScoreBreakdown:
+    relevance = _unit(facts.relevance)
+    confidence = _unit(facts.confidence)
+    importance = _unit(facts.importance)
+    freq = frequency(facts.access_count)
+    recency = usage_decay(days_between(facts.last_used, now), facts.access_count, half_life_days)
+    total = (
+        weights.relevance * relevance
+        + weights.confidence * confidence
+        + weights.importance * importance
+        + weights.frequency * freq
+        + weights.recency * recency
+    )
+    return ScoreBreakdown(relevance, confidence, importance, freq, recency, _unit(total))
+
+
+def normalised_relevance(raw: float, best: float) -> float:
+    """bm25 relative to the best match of the same query: the top hit scores 1."""
+    if best <= 0:
+        return 0.0
+    return _unit(raw / best)
+
+
+def _unit(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
+
+
+def _require_positive(half_life_days: float) -> None:
+    if not half_life_days > 0:
+        raise ScoringError(f"half-life must be a positive number of days, got {half_life_days!r}")

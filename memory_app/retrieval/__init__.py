@@ -1,0 +1,1 @@
+"""Retrieval: ranking memories for a task and delivering them to the assistant."""

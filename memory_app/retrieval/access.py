@@ -1,0 +1,38 @@
+"""Access recording that stays off the query path (seed 003 "Access Recording").
+
+A retrieval only counts its results in memory; the counts are written in one batch
+when the front end asks (after showing results, at exit) or when many have piled up,
+so a query never waits on a write lock.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+FLUSH_AFTER = 500  # pending uses; a front end that never flushes still loses little
+
+
+class AccessLog:
+    def __init__(self) -> None:
+        self._pending: Counter[int] = Counter()
+
+    def note(self, item_ids: Iterable[int]) -> None:
+        self._pending.update(item_ids)
+
+    @property
+    def pending(self) -> int:
+        return sum(self._pending.values())
+
+    def should_flush(self) -> bool:
+        return self.pending >= FLUSH_AFTER
+
+    def drain(self) -> dict[int, int]:
+        """The pending uses, forgotten here: the caller writes them."""
+        drained = dict(self._pending)
+        self._pending.clear()
+        return drained
+
+    def restore(self, uses: dict[int, int]) -> None:
+        """Put back uses whose write failed, so they are tried again."""
+        self._pending.update(uses)

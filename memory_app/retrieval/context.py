@@ -1,0 +1,159 @@
+"""Which memories go into which tier of a task's context (seed 004 "Context Assembly").
+
+- critical: unresolved contradictions first (seed 000 §4.4: conflicts before memories),
+  then pinned memories, then decisions and bug patterns that match the task well;
+- relevant: the rest of what the task retrieves, best first;
+- background: the project's conventions and coding preferences, by standing;
+- index: what else is stored, by category, and how to ask for more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from sqlalchemy import Connection, text
+
+from memory_app.domain.budget import ContextEntry, ContextPlan, allocate
+from memory_app.domain.categories import DEFAULT_CATEGORIES
+from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
+from memory_app.domain.scoring import RankingWeights, ScoreBreakdown
+from memory_app.retrieval.ranker import rank
+from memory_app.store import retrieval as store
+
+CRITICAL_CATEGORIES = ("architectural_decisions", "bug_patterns")
+BACKGROUND_CATEGORIES = ("project_conventions", "coding_preferences")
+CRITICAL_RELEVANCE = 0.5  # a decision must match the task this well to be critical
+RETRIEVE_LIMIT = 60  # more than any budget up to ~4,000 tokens can hold
+_NAMES = {c.key: c.name for c in DEFAULT_CATEGORIES}
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    task: str = ""
+    project: str | None = None
+    budget: int = 2000
+    exclude: frozenset[int] = frozenset()
+    weights: RankingWeights = field(default_factory=RankingWeights)
+
+
+def category_name(key: str) -> str:
+    return _NAMES.get(key, key.replace("_", " ").capitalize())
+
+
+def build(conn: Connection, request: ContextRequest, now: datetime) -> ContextPlan:
+    excluded = store.excluded_ids(conn, request.project) | request.exclude
+    filters = RetrievalFilters(project=request.project, exclude_ids=excluded)
+    contents = _Contents(conn)
+    critical: list[ContextEntry] = list(_conflict_entries(conn, request.project, excluded))
+    taken: set[int] = set()
+
+    def entries(hits: Iterable[tuple[int, ScoreBreakdown]]) -> list[ContextEntry]:
+        fresh = [(i, b) for i, b in hits if i not in taken]
+        taken.update(i for i, _ in fresh)
+        return [contents.entry(i, b) for i, b in fresh]
+
+    pinned = rank(conn, _query("", replace(filters, pinned_only=True), request.weights), now)
+    critical += entries(pinned)
+    if request.task.strip():
+        found = rank(conn, _query(request.task, filters, request.weights), now)
+        contents.load(i for i, _ in found)
+        urgent = [
+            (i, b)
+            for i, b in found
+            if contents.category(i) in CRITICAL_CATEGORIES and b.relevance >= CRITICAL_RELEVANCE
+        ]
+        critical += entries(urgent)
+        relevant = entries(found)
+    else:
+        others = tuple(c.key for c in DEFAULT_CATEGORIES if c.key not in BACKGROUND_CATEGORIES)
+        relevant = entries(
+            rank(conn, _query("", replace(filters, categories=others), request.weights), now)
+        )
+    background_filters = replace(filters, categories=BACKGROUND_CATEGORIES)
+    background = entries(rank(conn, _query("", background_filters, request.weights), now))
+    index = _index_entries(conn, filters, now)
+    return allocate(
+        {"critical": critical, "relevant": relevant, "background": background, "index": index},
+        request.budget,
+    )
+
+
+def _query(task: str, filters: RetrievalFilters, weights: RankingWeights) -> RetrievalQuery:
+    return RetrievalQuery(text=task, filters=filters, limit=RETRIEVE_LIMIT, weights=weights)
+
+
+class _Contents:
+    """Loads what an entry shows (content, category, pinned) for ranked ids, in batches."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.rows: dict[int, tuple[str, str, bool, float]] = {}
+
+    def load(self, ids: Iterable[int]) -> None:
+        wanted = sorted({int(i) for i in ids} - self.rows.keys())
+        if not wanted:
+            return
+        sql = (
+            "SELECT id, content, category, pinned, confidence FROM memory_item "
+            f"WHERE id IN ({', '.join(map(str, wanted))})"
+        )
+        for row in self.conn.execute(text(sql)):
+            self.rows[row[0]] = (row[1], row[2], bool(row[3]), row[4])
+
+    def category(self, item_id: int) -> str:
+        self.load([item_id])
+        return self.rows[item_id][1]
+
+    def entry(self, item_id: int, breakdown: ScoreBreakdown) -> ContextEntry:
+        self.load([item_id])
+        content, category, pinned, confidence = self.rows[item_id]
+        line = " ".join(content.split())
+        label = f"#{item_id} {category_name(category).lower()}, {confidence:.0%} confident"
+        return ContextEntry(
+            text=f"{line} [{label}]",
+            item_id=item_id,
+            category=category,
+            breakdown=breakdown,
+            pinned=pinned,
+        )
+
+
+def _conflict_entries(
+    conn: Connection, project: str | None, excluded: frozenset[int]
+) -> Iterable[ContextEntry]:
+    for conflict_id, category, members in store.open_conflicts(conn, project):
+        if any(item_id in excluded for item_id, _, _ in members):
+            continue
+        sides = " vs ".join(
+            f'"{" ".join(content.split())}" (#{item_id}, {said:%Y-%m-%d})'
+            for item_id, content, said in members
+        )
+        yield ContextEntry(
+            text=(
+                f"UNRESOLVED CONFLICT in {category_name(category).lower()}: {sides}. "
+                "Ask the user which holds before relying on either."
+            ),
+            conflict_id=conflict_id,
+            category=category,
+        )
+
+
+def _index_entries(
+    conn: Connection, filters: RetrievalFilters, now: datetime
+) -> list[ContextEntry]:
+    counts = store.category_counts(conn, filters, now)
+    if not counts:
+        return []
+    listed = ", ".join(
+        f"{category_name(c.key).lower()} {counts[c.key]}"
+        for c in DEFAULT_CATEGORIES
+        if counts.get(c.key)
+    )
+    return [
+        ContextEntry(text=f"Stored memories: {listed}."),
+        ContextEntry(
+            text='For more: `memory-app context "<topic>"`; details: `memory-app show <id>`.'
+        ),
+    ]

@@ -1,0 +1,238 @@
+"""The SQL of retrieval: candidates with the facts ranking needs, access, exclusions.
+
+Candidates come back as plain tuples, not ORM rows: ranking reads a few columns of a
+few dozen rows per query, and building full rows measured several times slower.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from memory_app.domain.retrieval import RetrievalFilters
+from memory_app.store.types import to_db_time
+
+_FACTS = (
+    "m.id, m.confidence, m.importance, m.access_count, "
+    "COALESCE(m.last_accessed_at, m.last_seen_at, m.valid_from, m.extracted_at)"
+)
+_SAID = "COALESCE(m.valid_from, m.extracted_at)"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: int
+    relevance: float  # bm25, flipped so that higher is better; 0 without a query
+    confidence: float
+    importance: float
+    access_count: int
+    last_used: datetime
+
+
+def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> str:
+    """SQL conditions on `m` (memory_item) for the filters, validity at `at` included."""
+    clauses = []
+
+    def listed(column: str, values: tuple[str, ...], prefix: str) -> None:
+        names = []
+        for i, value in enumerate(values):
+            params[f"{prefix}{i}"] = value
+            names.append(f":{prefix}{i}")
+        clauses.append(f"{column} IN ({', '.join(names)})")
+
+    listed("m.status", filters.effective_statuses, "st")
+    if filters.categories:
+        listed("m.category", filters.categories, "cat")
+    if filters.types:
+        listed("m.type", filters.types, "ty")
+    if filters.tags:
+        names = []
+        for i, tag in enumerate(filters.tags):
+            params[f"tag{i}"] = tag
+            names.append(f":tag{i}")
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value IN ({', '.join(names)}))"
+        )
+    if filters.project is not None:
+        params["project"] = filters.project
+        clauses.append("(m.project = :project OR m.scope = 'global')")
+    if filters.min_importance is not None:
+        params["min_importance"] = filters.min_importance
+        clauses.append("m.importance >= :min_importance")
+    # Times are stored as UTC text that sorts chronologically (see store/types.py).
+    if filters.since is not None:
+        params["since"] = to_db_time(filters.since)
+        clauses.append(f"{_SAID} >= :since")
+    if filters.until is not None:
+        params["until"] = to_db_time(filters.until)
+        clauses.append(f"{_SAID} <= :until")
+    params["at"] = to_db_time(at)
+    clauses.append(f"{_SAID} <= :at AND (m.valid_until IS NULL OR m.valid_until > :at)")
+    if filters.pinned_only:
+        clauses.append("m.pinned = 1")
+    if filters.exclude_ids:
+        ids = ", ".join(str(int(i)) for i in sorted(filters.exclude_ids))
+        clauses.append(f"m.id NOT IN ({ids})")
+    return " AND ".join(clauses)
+
+
+def _candidates(rows: Any, relevance_at: int | None) -> list[Candidate]:
+    return [
+        Candidate(
+            id=row[0],
+            relevance=-row[relevance_at] if relevance_at is not None else 0.0,
+            confidence=row[1],
+            importance=row[2],
+            access_count=row[3],
+            last_used=datetime.fromisoformat(row[4]),
+        )
+        for row in rows
+    ]
+
+
+def matching(
+    conn: Connection,
+    match: str,
+    rank: str,
+    filters: RetrievalFilters,
+    at: datetime,
+    pool: int,
+) -> list[Candidate]:
+    """The `pool` best full-text matches passing the filters, by bm25.
+
+    Ranks inside the index alone first (twice as fast as ranking through the join) with
+    a generous head; only when the filters thin that head out does the exact query rank
+    every match.
+    """
+    params: dict[str, Any] = {"q": match, "pool": pool, "head": min(max(20 * pool, 400), 5000)}
+    where = _where(filters, at, params)
+    fast = (
+        f"WITH f AS (SELECT rowid, {rank} AS rank FROM memory_fts "
+        "WHERE memory_fts MATCH :q ORDER BY rank LIMIT :head) "
+        f"SELECT {_FACTS}, f.rank, (SELECT count(*) FROM f) FROM f "
+        f"JOIN memory_item AS m ON m.id = f.rowid WHERE {where} "
+        "ORDER BY f.rank LIMIT :pool"
+    )
+    rows = conn.execute(text(fast), params).all()
+    head_was_full = not rows or rows[0][6] == params["head"]
+    if len(rows) < pool and head_was_full:
+        exact = (
+            f"SELECT {_FACTS}, {rank} AS rank FROM memory_fts "
+            "JOIN memory_item AS m ON m.id = memory_fts.rowid "
+            f"WHERE memory_fts MATCH :q AND {where} ORDER BY rank LIMIT :pool"
+        )
+        rows = conn.execute(text(exact), params).all()
+    return _candidates(rows, relevance_at=5)
+
+
+def standing(
+    conn: Connection, filters: RetrievalFilters, at: datetime, pool: int
+) -> list[Candidate]:
+    """Without a task text: the `pool` memories that stand highest on what is known of
+    them (pinned, then confidence and importance, then recent use)."""
+    params: dict[str, Any] = {"pool": pool}
+    where = _where(filters, at, params)
+    sql = (
+        f"SELECT {_FACTS} FROM memory_item AS m WHERE {where} "
+        "ORDER BY m.pinned DESC, m.confidence + m.importance DESC, 5 DESC LIMIT :pool"
+    )
+    return _candidates(conn.execute(text(sql), params).all(), relevance_at=None)
+
+
+def generation(conn: Connection) -> int:
+    """A number that changes whenever memories, conflicts or exclusions change, in any
+    process (kept by triggers)."""
+    return int(conn.execute(text("SELECT value FROM store_generation WHERE id = 1")).scalar_one())
+
+
+def record_access(conn: Connection, uses: Mapping[int, int], at: datetime) -> int:
+    """Add `uses` to each memory's access count; returns how many memories changed."""
+    if not uses:
+        return 0
+    stamp = to_db_time(at)
+    result = conn.execute(
+        text(
+            "UPDATE memory_item SET access_count = access_count + :n, last_accessed_at = :at "
+            "WHERE id = :id"
+        ),
+        [{"id": item_id, "n": n, "at": stamp} for item_id, n in uses.items()],
+    )
+    return int(result.rowcount or 0)
+
+
+def excluded_ids(conn: Connection, project: str | None) -> frozenset[int]:
+    """Memories excluded from this project's context, and from every context."""
+    rows = conn.execute(
+        text("SELECT item_id FROM context_exclusion WHERE project IN ('', :project)"),
+        {"project": project or ""},
+    )
+    return frozenset(row[0] for row in rows)
+
+
+def set_excluded(
+    conn: Connection, item_id: int, project: str | None, excluded: bool, at: datetime
+) -> None:
+    params = {"item": item_id, "project": project or ""}
+    if excluded:
+        conn.execute(
+            text(
+                "INSERT OR IGNORE INTO context_exclusion (item_id, project, created_at) "
+                "VALUES (:item, :project, :at)"
+            ),
+            {**params, "at": to_db_time(at)},
+        )
+    else:
+        conn.execute(
+            text("DELETE FROM context_exclusion WHERE item_id = :item AND project = :project"),
+            params,
+        )
+
+
+def projects(conn: Connection) -> list[tuple[str, int]]:
+    """Projects with active memories, most memories first."""
+    rows = conn.execute(
+        text(
+            "SELECT project, count(*) FROM memory_item WHERE status = 'active' "
+            "AND project IS NOT NULL GROUP BY project ORDER BY count(*) DESC, project"
+        )
+    )
+    return [(row[0], row[1]) for row in rows]
+
+
+def category_counts(conn: Connection, filters: RetrievalFilters, at: datetime) -> dict[str, int]:
+    params: dict[str, Any] = {}
+    where = _where(filters, at, params)
+    rows = conn.execute(
+        text(f"SELECT m.category, count(*) FROM memory_item AS m WHERE {where} GROUP BY 1"),
+        params,
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+def open_conflicts(
+    conn: Connection, project: str | None
+) -> list[tuple[int, str, list[tuple[int, str, datetime]]]]:
+    """Unresolved conflicts among active memories of the project (or any project):
+    (conflict id, category, [(item id, content, when said)] oldest first)."""
+    params: dict[str, Any] = {}
+    scope = ""
+    if project is not None:
+        params["project"] = project
+        scope = "AND (m.project = :project OR m.scope = 'global')"
+    sql = (
+        f"SELECT c.id, c.category, m.id, m.content, {_SAID} FROM conflict AS c "
+        "JOIN conflict_member AS cm ON cm.conflict_id = c.id "
+        "JOIN memory_item AS m ON m.id = cm.item_id "
+        f"WHERE c.status IN ('unresolved', 'pending_user_review') AND m.status = 'active' {scope} "
+        f"ORDER BY c.created_at, c.id, {_SAID}, m.id"
+    )
+    found: dict[int, tuple[str, list[tuple[int, str, datetime]]]] = {}
+    for row in conn.execute(text(sql), params):
+        found.setdefault(row[0], (row[1], []))[1].append(
+            (row[2], row[3], datetime.fromisoformat(row[4]))
+        )
+    return [(cid, cat, members) for cid, (cat, members) in found.items() if len(members) > 1]
