@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memory_app import __version__
+from memory_app import __version__, cli_retrieval
 from memory_app.config import resolve_settings
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
@@ -26,6 +26,7 @@ from memory_app.domain.usage import UsageSummary
 from memory_app.domain.validation import ValidationError
 from memory_app.extract.base import Extractor, ExtractorError
 from memory_app.extract.factory import EXTRACTOR_CHOICES, default_choice, make_extractor
+from memory_app.retrieval.export_file import ExportError
 from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
 
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", type=int)
     add("undo", "undo your last change")
     _add_conflicts(sub, common)
+    cli_retrieval.add_parsers(sub, common)
     p = add("demo", "fill an empty store with demo conversations (try the app without your own)")
     p.add_argument("--generated", type=int, default=0, help="also add N generated memories")
     add("gui", "open the desktop window (the default)")
@@ -161,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), as_json)
     try:
         output = handler(service, args)
-    except (ValidationError, StoreError, FileNotFoundError, ValueError) as exc:
+    except (ValidationError, StoreError, FileNotFoundError, ValueError, ExportError) as exc:
         return _fail(str(exc), as_json)
     finally:
         service.close()
@@ -172,10 +174,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _print(payload: Any, text: str, as_json: bool, code: int = 0) -> int:
-    if as_json:
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
-    elif text:
-        print(text, file=sys.stderr if code else sys.stdout)
+    try:
+        if as_json:
+            print(json.dumps(payload, indent=2, ensure_ascii=False))
+        elif text:
+            print(text, file=sys.stderr if code else sys.stdout)
+    except BrokenPipeError:  # `memory-app ... | head` closed the pipe: not an error
+        sys.stderr.close()
     return code
 
 
@@ -485,6 +490,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "undo": _undo,
     "conflicts": _conflicts,
     "demo": _demo,
+    **cli_retrieval.HANDLERS,
 }
 
 if __name__ == "__main__":

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from memory_app.domain.budget import ContextPlan, validate_budget
+from memory_app.domain.claude_md import DEFAULT_MAX_CHARS
 from memory_app.domain.retrieval import RetrievalQuery, RetrievedMemory
+from memory_app.domain.scoring import RankingWeights
 from memory_app.operations.common import ServiceState
+from memory_app.retrieval import claude_md_export
 from memory_app.retrieval import context as context_builder
 from memory_app.retrieval.access import AccessLog
 from memory_app.retrieval.cache import QueryCache
+from memory_app.retrieval.claude_md_export import ClaudeMdExport
+from memory_app.retrieval.export_file import apply_export
 from memory_app.retrieval.ranker import rank
 from memory_app.store import conflicts as conflict_store
 from memory_app.store import repository as repo
@@ -94,3 +100,31 @@ class RetrievalOperations(ServiceState):
         """Projects that have active memories, with how many."""
         with self.db.reading() as session:
             return retrieval_store.projects(session.connection())
+
+    def plan_claude_md(
+        self,
+        path: Path,
+        *,
+        project: str | None = None,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        via: Path | None = None,
+    ) -> ClaudeMdExport:
+        """The managed block for a project and the exact change to the file(s); nothing
+        is written (show `.diff()`, then `write_claude_md`)."""
+        with self.db.reading() as session:
+            return claude_md_export.plan(
+                session,
+                path,
+                project=project,
+                max_chars=max_chars,
+                via=via,
+                now=self.clock(),
+                weights=RankingWeights(),
+            )
+
+    def write_claude_md(self, export: ClaudeMdExport) -> None:
+        """Write a planned export atomically; refuses if a file changed since the plan.
+
+        Not counted as access: the block is always there, not retrieved for a task, and
+        counting it would reorder the next export (a diff with no news in it)."""
+        apply_export(export.files)

@@ -1,0 +1,180 @@
+"""The retrieval commands of `memory-app`: retrieve, context, export claude-md.
+
+Argument parsing and printing only; the work is in MemoryService.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memory_app.domain.budget import ContextPlan
+from memory_app.domain.claude_md import DEFAULT_MAX_CHARS
+from memory_app.domain.records import ITEM_STATUSES
+from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery, RetrievedMemory
+from memory_app.retrieval.context import ContextRequest
+
+if TYPE_CHECKING:
+    from memory_app.service import MemoryService
+
+Output = tuple[Any, str]
+DEFAULT_BUDGET = 2000
+
+
+def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
+    def add(name: str, help_text: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+
+    p = add("retrieve", "the memories that best fit a task, with why each ranked where it did")
+    p.add_argument("query", nargs="?", default="", help="the task (empty: rank by standing)")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--category", action="append", default=[], help="repeatable")
+    p.add_argument("--type", dest="types", action="append", default=[], help="repeatable")
+    p.add_argument("--tag", dest="tags", action="append", default=[], help="repeatable")
+    p.add_argument("--project", help="that project's memories and global ones")
+    p.add_argument("--since", type=_date, help="said on or after (YYYY-MM-DD or ISO time)")
+    p.add_argument("--until", type=_date, help="said on or before")
+    p.add_argument("--min-importance", type=float)
+    p.add_argument("--status", action="append", choices=ITEM_STATUSES, help="repeatable")
+    p.add_argument("--at", type=_date, help="time travel: what was valid at that moment")
+    p.add_argument("--min-score", type=float, default=0.0)
+
+    p = add("context", "what would be injected for a task: tiered, within a token budget")
+    p.add_argument("query", nargs="?", default="", help="the task (empty: general context)")
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="tokens (about 4 chars)")
+    p.add_argument("--project", help="that project's memories and global ones")
+    p.add_argument("--exclude", type=int, action="append", default=[], help="memory id")
+
+    p = add("export", "write memory where the assistant reads it")
+    inner = p.add_subparsers(dest="export_target", metavar="TARGET", required=True)
+    text = "write the managed memory block into a CLAUDE.md (your own text is kept)"
+    q = inner.add_parser("claude-md", help=text, description=text, parents=[common])
+    q.add_argument("path", type=Path, help="the CLAUDE.md to update (created if missing)")
+    q.add_argument("--project", help="that project's memories and global ones")
+    q.add_argument("--max-chars", type=int, default=DEFAULT_MAX_CHARS)
+    q.add_argument(
+        "--via",
+        type=Path,
+        help="put the block in this file instead and import it from PATH with @file",
+    )
+    q.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+
+
+def _date(value: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a date: use YYYY-MM-DD or an ISO time"
+        ) from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def retrieve(service: MemoryService, args: argparse.Namespace) -> Output:
+    filters = RetrievalFilters(
+        categories=tuple(args.category),
+        types=tuple(args.types),
+        tags=tuple(t.lower() for t in args.tags),
+        project=args.project,
+        since=args.since,
+        until=args.until,
+        min_importance=args.min_importance,
+        statuses=tuple(args.status) if args.status else None,
+        valid_at=args.at,
+    )
+    query = RetrievalQuery(
+        text=args.query, filters=filters, limit=args.limit, min_score=args.min_score
+    )
+    results = service.retrieve(query, record_access=True)
+    payload = [_result_json(r) for r in results]
+    if not results:
+        return payload, "No memory matches."
+    lines = []
+    for r in results:
+        lines.append(f"#{r.record.id:<6} {r.score:.3f}  [{r.record.category}] {r.record.content}")
+        lines.append(f"        {r.breakdown.describe()}")
+    return payload, "\n".join(lines)
+
+
+def context(service: MemoryService, args: argparse.Namespace) -> Output:
+    request = ContextRequest(
+        task=args.query,
+        project=args.project,
+        budget=args.budget,
+        exclude=frozenset(args.exclude),
+    )
+    plan = service.build_context(request, record_access=True)
+    return plan_json(plan), plan.render()
+
+
+def export(service: MemoryService, args: argparse.Namespace) -> Output:
+    plan = service.plan_claude_md(
+        args.path, project=args.project, max_chars=args.max_chars, via=args.via
+    )
+    diff = plan.diff()
+    payload: dict[str, Any] = {
+        "path": str(args.path),
+        "via": str(args.via) if args.via else None,
+        "changed": plan.changed,
+        "included": list(plan.included),
+        "dropped": list(plan.dropped),
+        "conflicted": list(plan.conflicted),
+        "diff": diff,
+        "written": False,
+    }
+    notes = []
+    if plan.dropped:
+        notes.append(f"{len(plan.dropped)} left out by the size cap (--max-chars)")
+    if plan.conflicted:
+        notes.append(
+            f"{len(plan.conflicted)} in unresolved conflicts left out "
+            "(resolve them: memory-app conflicts list)"
+        )
+    tail = "".join(f"\n{n[0].upper()}{n[1:]}." for n in notes)
+    if args.dry_run or not plan.changed:
+        return payload, ("Already up to date." if not plan.changed else diff) + tail
+    service.write_claude_md(plan)
+    payload["written"] = True
+    return payload, f"Wrote {len(plan.included)} memories to {args.path}.{tail}"
+
+
+def plan_json(plan: ContextPlan) -> dict[str, Any]:
+    return {
+        "budget": plan.budget,
+        "used_tokens": plan.used,
+        "remaining_tokens": plan.remaining,
+        "tiers": [
+            {
+                "tier": t.key,
+                "allowance": t.allowance,
+                "used_tokens": t.used,
+                "entries": [
+                    {
+                        "text": e.text,
+                        "tokens": e.tokens,
+                        "item_id": e.item_id,
+                        "conflict_id": e.conflict_id,
+                        "score": e.breakdown.total if e.breakdown else None,
+                        "components": e.breakdown.components() if e.breakdown else None,
+                    }
+                    for e in t.entries
+                ],
+                "left_out": [e.item_id or e.conflict_id for e in t.left_out],
+            }
+            for t in plan.tiers
+        ],
+        "context": plan.render(),
+    }
+
+
+def _result_json(result: RetrievedMemory) -> dict[str, Any]:
+    return {
+        **result.record.to_json(),
+        "score": result.score,
+        "components": result.breakdown.components(),
+    }
+
+
+HANDLERS = {"retrieve": retrieve, "context": context, "export": export}
