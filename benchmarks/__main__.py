@@ -2,6 +2,7 @@
 
 python -m benchmarks                          # every benchmark, at the issue's sizes
 python -m benchmarks store --items 20000
+python -m benchmarks locomo retrieve          # retrieval quality (LoCoMo) and speed
 python -m benchmarks startup search stall --items 5000 --queries 20 --files 40
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
-NAMES = ("store", "startup", "search", "stall")
+NAMES = ("store", "retrieve", "locomo", "startup", "search", "stall")
 
 
 def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[str, Any]], Any]:
@@ -31,6 +32,18 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
             lambda: module.run(items=args.items, queries=store_queries),
             module,
         )
+    if name == "retrieve":
+        from benchmarks import retrieve as module
+
+        return (
+            "retrieve",
+            lambda: module.run(items=args.items, queries=args.queries or 300),
+            module,
+        )
+    if name == "locomo":
+        from benchmarks import locomo as module
+
+        return "locomo", module.run, module
     if name == "startup":
         from benchmarks import gui_startup as module
 

@@ -59,6 +59,7 @@ def build_context(service: MemoryService, settings: QSettings) -> AppContext:
 
 def build_views(context: AppContext) -> list[View]:
     from memory_app.gui.views.conflicts import ConflictsView
+    from memory_app.gui.views.context import ContextView
     from memory_app.gui.views.dashboard import DashboardView
     from memory_app.gui.views.maintenance import MaintenanceView
     from memory_app.gui.views.memories import MemoriesView
@@ -71,6 +72,7 @@ def build_views(context: AppContext) -> list[View]:
         ConflictsView(context),
         SourcesView(context),
         MaintenanceView(context),
+        ContextView(context),
         SettingsView(context),
     ]
 

@@ -102,6 +102,18 @@ class Dialogs:
         answer = QMessageBox.question(parent, title, text)
         return answer == QMessageBox.StandardButton.Yes
 
+    def claude_md_path(self, parent: QWidget, start: Path) -> Path | None:
+        """The CLAUDE.md to export into; it may not exist yet. The file is edited, not
+        overwritten (only the managed block changes), so no overwrite question."""
+        name, _ = QFileDialog.getSaveFileName(
+            parent,
+            "Export to CLAUDE.md",
+            str(start),
+            "Markdown (*.md);;All files (*)",
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        return Path(name) if name else None
+
 
 @dataclass
 class AppContext:

@@ -17,12 +17,19 @@ import time
 from pathlib import Path
 
 SIZE = (1280, 800)
+CONTEXT_TASK = "fix the flaky tests in the fixtures"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory_app.gui.screenshots")
     parser.add_argument("out", type=Path, help="folder for the PNG files")
     parser.add_argument("--generated", type=int, default=3000, help="extra generated memories")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="VIEW",
+        help="render only this view (a key such as 'context'; may be repeated)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -52,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         loop.run_until_complete(idle())
 
     with tempfile.TemporaryDirectory(prefix="memory-shots-") as folder:
-        for label, generated in (("empty", None), ("demo", args.generated)):
+        runs = (("empty", None), ("demo", args.generated))
+        for label, generated in runs if not args.only else runs[1:]:
             service = MemoryService.open(resolve_settings(Path(folder) / label))
             if generated is not None:
                 build_demo_store(service, generated=generated)
@@ -68,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                 window.grab().save(str(args.out / "welcome.png"))
             else:
                 for view in window.views:
+                    if args.only and view.key not in args.only:
+                        continue
                     window.navigate(view.key)
                     settle(context)
                     if view.key == "memories":
@@ -78,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
                         if table is not None:
                             table.selectRow(0)
                             settle(context)
+                    if view.key == "context":
+                        view.task.setText(CONTEXT_TASK)  # type: ignore[attr-defined]
+                        view.refresh()  # type: ignore[attr-defined]
+                        settle(context)
                     window.grab().save(str(args.out / f"{view.key}.png"))
             window.close()
             context.shutdown()

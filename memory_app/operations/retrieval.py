@@ -55,8 +55,6 @@ class RetrievalOperations(ServiceState):
                 self.retrieval_cache.put(query, generation, results)
         if record_access:
             self.access_log.note(r.record.id for r in results)
-            if self.access_log.should_flush():
-                self.flush_access()
         return results
 
     def flush_access(self) -> int:

@@ -1,16 +1,14 @@
 """Access recording that stays off the query path (seed 003 "Access Recording").
 
 A retrieval only counts its results in memory; the counts are written in one batch
-when the front end asks (after showing results, at exit) or when many have piled up,
-so a query never waits on a write lock.
+when the front end asks (after handing context over, at exit), so a query never waits
+on a write lock. Pending counts are one integer per distinct memory, so they stay small.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-
-FLUSH_AFTER = 500  # pending uses; a front end that never flushes still loses little
 
 
 class AccessLog:
@@ -23,9 +21,6 @@ class AccessLog:
     @property
     def pending(self) -> int:
         return sum(self._pending.values())
-
-    def should_flush(self) -> bool:
-        return self.pending >= FLUSH_AFTER
 
     def drain(self) -> dict[int, int]:
         """The pending uses, forgotten here: the caller writes them."""

@@ -21,16 +21,40 @@ from memory_app.domain.scoring import (
 )
 from memory_app.store import retrieval as store
 from memory_app.store.dialects.sqlite import RETRIEVAL_RANK
-from memory_app.store.errors import EmptyQueryError
-from memory_app.store.fts_query import match_expression
+from memory_app.store.fts_query import query_terms, terms_expression
+from memory_app.store.term_stats import default_stemmer, document_frequencies
 
 MIN_POOL = 50
 POOL_FACTOR = 5
 MAX_POOL = 500
+# Rows an OR query may match before its commonest words are dropped: bm25 over three
+# columns measured 1.2 microseconds per matched row, so this keeps ranking near 3 ms at
+# any store size.
+MAX_MATCHED_ROWS = 2500
 
 
 def pool_size(limit: int) -> int:
     return min(max(POOL_FACTOR * limit, MIN_POOL), MAX_POOL)
+
+
+def affordable_terms(words: list[str], conn: Connection) -> list[str]:
+    """The task's words, rarest first, while together they match at most
+    MAX_MATCHED_ROWS memories (the rarest is always kept); words in no memory go."""
+    counts = document_frequencies(conn, default_stemmer().stems(words))
+    return choose_terms(words, counts, MAX_MATCHED_ROWS)
+
+
+def choose_terms(words: list[str], counts: list[int], max_rows: int) -> list[str]:
+    kept: set[int] = set()
+    rows = 0
+    for n in sorted(range(len(words)), key=lambda i: counts[i]):
+        if counts[n] == 0:
+            continue
+        if kept and rows + counts[n] > max_rows:
+            break
+        kept.add(n)
+        rows += counts[n]
+    return [w for n, w in enumerate(words) if n in kept]
 
 
 def rank(
@@ -40,10 +64,13 @@ def rank(
     at = query.filters.valid_at or now
     pool = pool_size(query.limit)
     weights = query.weights
-    try:
-        match = match_expression(query.text, match_any=True) if query.text.strip() else None
-    except EmptyQueryError:
-        match = None
+    words = query_terms(query.text)
+    match = None
+    if words:
+        chosen = affordable_terms(words, conn)
+        if not chosen:
+            return []  # no word of the task is in any memory
+        match = terms_expression(chosen, match_any=True)
     if match is None:
         candidates = store.standing(conn, query.filters, at, pool)
         weights = weights.without_relevance()

@@ -50,6 +50,13 @@ def match_expression(text: str, *, match_any: bool = False, columns: tuple[str, 
     terms = query_terms(text)
     if not terms:
         raise EmptyQueryError(f"nothing to search for in {text!r}: type at least one word")
+    return terms_expression(terms, match_any=match_any, columns=columns)
+
+
+def terms_expression(
+    terms: list[str], *, match_any: bool = False, columns: tuple[str, ...] = ()
+) -> str:
+    """The MATCH expression for words already chosen (each must be a \\w+ word)."""
     quoted = [f'"{t}"' for t in terms]  # \w+ never contains a double quote
     expression = (" OR " if match_any else " ").join(quoted)
     if columns:

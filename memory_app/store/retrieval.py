@@ -108,16 +108,28 @@ def matching(
     a generous head; only when the filters thin that head out does the exact query rank
     every match.
     """
-    params: dict[str, Any] = {"q": match, "pool": pool, "head": min(max(20 * pool, 400), 5000)}
+    params: dict[str, Any] = {"q": match, "pool": pool, "head": min(max(4 * pool, 200), 2000)}
     where = _where(filters, at, params)
     fast = (
-        f"WITH f AS (SELECT rowid, {rank} AS rank FROM memory_fts "
+        f"WITH f AS MATERIALIZED (SELECT rowid, {rank} AS rank FROM memory_fts "
         "WHERE memory_fts MATCH :q ORDER BY rank LIMIT :head) "
         f"SELECT {_FACTS}, f.rank, (SELECT count(*) FROM f) FROM f "
         f"JOIN memory_item AS m ON m.id = f.rowid WHERE {where} "
         "ORDER BY f.rank LIMIT :pool"
     )
-    rows = conn.execute(text(fast), params).all()
+    selective = any(
+        (
+            filters.categories,
+            filters.types,
+            filters.tags,
+            filters.project is not None,
+            filters.min_importance is not None,
+            filters.since,
+            filters.until,
+        )
+    )
+    # Selective filters would thin the head out: rank only the rows that pass them.
+    rows = [] if selective else conn.execute(text(fast), params).all()
     head_was_full = not rows or rows[0][6] == params["head"]
     if len(rows) < pool and head_was_full:
         exact = (

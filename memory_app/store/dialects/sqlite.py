@@ -22,8 +22,7 @@ from sqlmodel import SQLModel
 from memory_app.store import tables  # noqa: F401  (registers the tables on the metadata)
 from memory_app.store.errors import DatabaseTooNewError, StoreError
 from memory_app.store.fts_query import TABLE_COLUMNS, match_expression
-
-TOKENIZER = "porter unicode61 remove_diacritics 2"
+from memory_app.store.term_stats import TOKENIZER, VOCAB_TABLE
 
 # Schema version 1's index (content and tags), kept as it was: migrations never change.
 _V1_ITEM_FTS = f"""
@@ -143,6 +142,8 @@ def _v2_retrieval(conn: Connection) -> None:
     for ddl in (_ITEM_FTS, *_ITEM_TRIGGERS, *_OTHER_GENERATION_TRIGGERS):
         conn.exec_driver_sql(ddl)
     conn.exec_driver_sql("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
+    # Read-only view of the index's terms and their document counts (store/term_stats).
+    conn.exec_driver_sql(f"CREATE VIRTUAL TABLE {VOCAB_TABLE} USING fts5vocab(memory_fts, row)")
 
 
 # Ordered steps: step N brings the schema from version N-1 to N. Append, never edit.

@@ -1,0 +1,120 @@
+"""The exact change an export makes to CLAUDE.md, shown before anything is written.
+
+CLAUDE.md is the person's file: the app only asks to replace its own block, and shows the
+unified diff first so nothing surprising lands in a file an assistant reads every session.
+The dialog is opened with `open()` (not `exec()`), so callers react to `accepted`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QColor, QFontDatabase, QPalette, QTextCharFormat, QTextFormat
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPlainTextEdit,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memory_app.retrieval.claude_md_export import ClaudeMdExport
+
+# Translucent tints read on light and dark palettes alike (text keeps the palette colour).
+ADDED = QColor(46, 160, 67, 70)
+REMOVED = QColor(248, 81, 73, 70)
+HUNK = QColor(84, 174, 255, 45)
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
+def export_summary(export: ClaudeMdExport, path: Path) -> str:
+    """One line on what the export writes and what it leaves out, and why."""
+    return (
+        f"Writes {plural(len(export.included), 'memory', 'memories')} to {path}; "
+        f"{len(export.dropped):,} left out by the size cap; "
+        f"{len(export.conflicted):,} in unresolved conflicts left out."
+    )
+
+
+def line_tint(line: str) -> QColor | None:
+    """The background of a unified-diff line: added, removed, hunk header, or none."""
+    if line.startswith(("+++", "---")):
+        return None
+    if line.startswith("+"):
+        return ADDED
+    if line.startswith("-"):
+        return REMOVED
+    if line.startswith("@@"):
+        return HUNK
+    return None
+
+
+class DiffView(QPlainTextEdit):
+    """A read-only unified diff in a monospace font, added lines green, removed red."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("claudeMdDiff")
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+
+    def show_diff(self, diff: str) -> None:
+        self.setPlainText(diff)
+        # Full-width selections colour the whole line, not just the characters on it.
+        selections = []
+        block = self.document().firstBlock()
+        while block.isValid():
+            tint = line_tint(block.text())
+            if tint is not None:
+                selection = QTextEdit.ExtraSelection()
+                char_format = QTextCharFormat()
+                char_format.setBackground(tint)
+                char_format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+                selection.format = char_format  # type: ignore[attr-defined]
+                cursor = self.textCursor()
+                cursor.setPosition(block.position())
+                selection.cursor = cursor  # type: ignore[attr-defined]
+                selections.append(selection)
+            block = block.next()
+        self.setExtraSelections(selections)
+
+
+class DiffDialog(QDialog):
+    """Asks to write a planned CLAUDE.md export, showing its diff and what it leaves out."""
+
+    def __init__(self, export: ClaudeMdExport, path: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("claudeMdDiffDialog")
+        self.setWindowTitle(f"Export to {path.name}")
+        self.export = export
+        self.summary = QLabel(export_summary(export, path), self)
+        self.summary.setObjectName("exportSummary")
+        self.summary.setWordWrap(True)
+        self.note = QLabel(
+            "Only the text between the memory-curator markers is replaced; the rest of the "
+            "file stays exactly as it is.",
+            self,
+        )
+        self.note.setWordWrap(True)
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        self.note.setStyleSheet(f"color: {muted};")
+        self.diff_view = DiffView(self)
+        self.diff_view.show_diff(export.diff())
+        self.buttons = QDialogButtonBox(self)
+        self.write_button = self.buttons.addButton("&Write", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.write_button.setToolTip(f"Write the managed block into {path}")
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.note)
+        layout.addWidget(self.diff_view, 1)
+        layout.addWidget(self.buttons)
+        self.resize(820, 560)
