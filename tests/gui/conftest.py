@@ -24,6 +24,7 @@ class ScriptedDialogs(Dialogs):
         self.files: list[Path] = []
         self.folder: Path | None = None
         self.answer = True
+        self.claude_md: Path | None = None
         self.asked: list[str] = []
 
     def import_paths(self, parent: QWidget, start: Path | None) -> list[Path]:
@@ -37,6 +38,10 @@ class ScriptedDialogs(Dialogs):
     def confirm(self, parent: QWidget, title: str, text: str) -> bool:
         self.asked.append(title)
         return self.answer
+
+    def claude_md_path(self, parent: QWidget, start: Path) -> Path | None:
+        self.asked.append("claude_md_path")
+        return self.claude_md
 
 
 @pytest.fixture

@@ -17,7 +17,15 @@ from memory_app.gui.main_window import MainWindow
 from memory_app.store.tables import ConflictMemberRow, ConflictRow
 from tests.helpers import ScriptedExtractor, conversation
 
-VIEW_KEYS = ["dashboard", "memories", "conflicts", "sources", "maintenance", "settings"]
+VIEW_KEYS = [
+    "dashboard",
+    "memories",
+    "conflicts",
+    "sources",
+    "maintenance",
+    "context",
+    "settings",
+]
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QIcon,
     QKeySequence,
     QPalette,
+    QPixmap,
     QShortcut,
 )
 from PySide6.QtWidgets import (
@@ -151,6 +152,10 @@ class ContextView(View):
         self._refresh_timer.setInterval(REFRESH_DEBOUNCE_MS)
         self._refresh_timer.timeout.connect(self.refresh)
         self._icons = {name: QIcon(str(icon_path(name))) for name in ("pin", "conflicts")}
+        # Rows without a pin or warning get an empty icon so every row's text lines up.
+        blank = QPixmap(16, 16)
+        blank.fill(Qt.GlobalColor.transparent)
+        self._icons["blank"] = QIcon(blank)
 
         self.main = QWidget(self)
         column = QVBoxLayout(self.main)
@@ -463,11 +468,11 @@ class ContextView(View):
                 "resolve it in Conflicts.</p>",
             )
         elif entry.breakdown is not None:
-            if entry.pinned:
-                row.setIcon(TEXT, self._icons["pin"])
+            row.setIcon(TEXT, self._icons["pin" if entry.pinned else "blank"])
             row.setToolTip(TEXT, breakdown_tooltip(entry, entry.breakdown))
             row.setToolTip(SCORE, entry.breakdown.describe())
         else:
+            row.setIcon(TEXT, self._icons["blank"])
             row.setToolTip(TEXT, html.escape(entry.text))
         return row
 
@@ -502,9 +507,12 @@ class ContextView(View):
         )
         self.tree.addTopLevelItem(head)
         scope = self._scope_words(preview.request.project)
+        muted = QBrush(self.palette().color(QPalette.ColorRole.PlaceholderText))
         for item in preview.excluded:
             row = QTreeWidgetItem([f"#{item.item_id} {item.content}", "", ""])
             row.setData(0, ROW_ROLE, item)
+            row.setIcon(TEXT, self._icons["blank"])
+            row.setForeground(TEXT, muted)
             where = "every project's context" if item.everywhere else scope
             row.setToolTip(TEXT, f"<p>{html.escape(item.content)}</p><p>Excluded from {where}.</p>")
             head.addChild(row)
@@ -583,7 +591,6 @@ class ContextView(View):
             if pinned
             else f"Unpinned #{item_id}: it takes its place by score again."
         )
-        self.show_message(text)
         self.context.events.notify.emit(text, self._undo_pin)
         self.context.events.memories_changed.emit()
         await self._refresh()
@@ -608,9 +615,10 @@ class ContextView(View):
         return self.context.spawn(self._exclude(memory.item_id, project))
 
     def delete_selected(self) -> Any:
-        """Delete (routed here by the main window) keeps the memory out of this context;
-        the memory itself stays."""
-        if self.selected_memory() is not None:
+        """Delete (routed here by the main window) on the tiers keeps the selected memory
+        out of this context; the memory itself stays. Elsewhere in the view it does nothing,
+        so Delete in the preview text never drops a memory nobody is looking at."""
+        if self.tree.hasFocus() and self.selected_memory() is not None:
             return self.toggle_exclusion()
         return None
 
@@ -622,7 +630,6 @@ class ContextView(View):
             self.show_message(f"Could not exclude memory #{item_id}: {exc}", error=True)
             return
         text = f"Excluded #{item_id} from {self._scope_words(project)}."
-        self.show_message(text)
         undo = ExcludedMemory(item_id, "", everywhere=project is None)
         self.context.events.notify.emit(
             text, lambda: self.context.spawn(self._let_back_in(undo, project))
@@ -637,7 +644,6 @@ class ContextView(View):
             return
         scope = "every project's context" if item.everywhere else self._scope_words(project)
         text = f"Let #{item.item_id} back into {scope}."
-        self.show_message(text)
         undo_project = None if item.everywhere else project
         self.context.events.notify.emit(
             text, lambda: self.context.spawn(self._exclude(item.item_id, undo_project))
@@ -715,6 +721,4 @@ class ContextView(View):
         except EXPORT_ERRORS as exc:
             self.show_message(f"Cannot export: {exc}", error=True)
             return
-        text = f"Wrote {plural(len(export.included), 'memory', 'memories')} to {path}."
-        self.show_message(text)
-        self.context.events.notify.emit(text, None)
+        self.show_message(f"Wrote {plural(len(export.included), 'memory', 'memories')} to {path}.")
