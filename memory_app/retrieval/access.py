@@ -18,10 +18,6 @@ class AccessLog:
     def note(self, item_ids: Iterable[int]) -> None:
         self._pending.update(item_ids)
 
-    @property
-    def pending(self) -> int:
-        return sum(self._pending.values())
-
     def drain(self) -> dict[int, int]:
         """The pending uses, forgotten here: the caller writes them."""
         drained = dict(self._pending)

@@ -20,8 +20,7 @@ from memory_app.domain.scoring import (
     score,
 )
 from memory_app.store import retrieval as store
-from memory_app.store.dialects.sqlite import RETRIEVAL_RANK
-from memory_app.store.fts_query import query_terms, terms_expression
+from memory_app.store.fts_query import MEMORY_RANK, query_terms, terms_expression
 from memory_app.store.term_stats import default_stemmer, document_frequencies
 
 MIN_POOL = 50
@@ -75,7 +74,7 @@ def rank(
         candidates = store.standing(conn, query.filters, at, pool)
         weights = weights.without_relevance()
     else:
-        candidates = store.matching(conn, match, RETRIEVAL_RANK, query.filters, at, pool)
+        candidates = store.matching(conn, match, MEMORY_RANK, query.filters, at, pool)
     best = max((c.relevance for c in candidates), default=0.0)
     scored = []
     for order, c in enumerate(candidates):

@@ -22,13 +22,12 @@ from sqlalchemy import (
 from sqlmodel import Session, col
 
 from memory_app.domain.records import SORT_KEYS, ItemQuery, MemoryRecord
-from memory_app.store.fts_query import TABLE_COLUMNS, match_expression
+from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS, match_expression
 from memory_app.store.repository import records_by_ids
 from memory_app.store.tables import MemoryItemRow
 
 _ITEM = MemoryItemRow
 _FTS = table("memory_fts", column("rowid"))
-_RANK = "bm25(memory_fts, 1.0, 0.5)"
 
 
 def _conditions(query: ItemQuery) -> list[ColumnElement[bool]]:
@@ -62,7 +61,7 @@ def _matching(query: ItemQuery) -> tuple[Select[Any], bool]:
     where = _conditions(query)
     if query.text.strip():
         hits = (
-            select(_FTS.c.rowid.label("id"), literal_column(_RANK).label("rank"))
+            select(_FTS.c.rowid.label("id"), literal_column(MEMORY_RANK).label("rank"))
             .select_from(_FTS)
             .where(
                 text("memory_fts MATCH :fts").bindparams(
