@@ -3,6 +3,7 @@
 python -m benchmarks                          # every benchmark, at the issue's sizes
 python -m benchmarks store --items 20000
 python -m benchmarks locomo retrieve          # retrieval quality (LoCoMo) and speed
+python -m benchmarks consolidation            # nightly maintenance at 100k memories
 python -m benchmarks startup search stall --items 5000 --queries 20 --files 40
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
-NAMES = ("store", "retrieve", "locomo", "startup", "search", "stall")
+NAMES = ("store", "retrieve", "locomo", "consolidation", "startup", "search", "stall")
 
 
 def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[str, Any]], Any]:
@@ -44,6 +45,10 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
         from benchmarks import locomo as module
 
         return "locomo", module.run, module
+    if name == "consolidation":
+        from benchmarks import consolidation as module
+
+        return "consolidation", lambda: module.run(items=args.items), module
     if name == "startup":
         from benchmarks import gui_startup as module
 

@@ -1,4 +1,5 @@
-"""Long imports in a separate process, so the window keeps the interpreter to itself.
+"""Long jobs (imports, maintenance) in a separate process, so the window keeps the
+interpreter to itself.
 
 Python threads share one interpreter lock: while an import thread parses, redacts and
 extracts, every piece of GUI work takes two to three times longer, and building a chart
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_app.domain.jobs import JobState
-from memory_app.domain.records import ImportReport
+from memory_app.domain.records import ImportReport, MaintenanceRunRecord
 from memory_app.extract.base import Extractor
 from memory_app.service import MemoryService
 from memory_app.store.database import Database
@@ -30,15 +31,16 @@ _ERRORS: dict[str, type[Exception]] = {
 }
 
 
-def _import_in_child(
+def _run_in_child(
     db_url: str,
     extractor: Extractor,
-    paths: list[Path],
-    fmt: str | None,
+    method: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
     messages: Any,
     cancel: Any,
 ) -> None:
-    """The child's whole life: open the store, import, send the report, close."""
+    """The child's whole life: open the store, run the job, send the result, close."""
     service: MemoryService | None = None
     try:
         service = MemoryService(Database(db_url), extractor)
@@ -46,7 +48,7 @@ def _import_in_child(
             on_progress=lambda done, total, text: messages.put(("progress", done, total, text))
         )
         state._cancel = cancel  # a process-shared event with the same interface
-        messages.put(("done", service.import_paths(paths, fmt=fmt, job=state)))
+        messages.put(("done", getattr(service, method)(*args, job=state, **kwargs)))
     except Exception as exc:  # reported to the parent, which raises it there
         messages.put(("error", type(exc).__name__, str(exc)))
     finally:
@@ -78,13 +80,42 @@ def import_in_process(
     job = job or JobState()
     if not can_run_in_process(service):
         return service.import_paths(paths, fmt=fmt, job=job)
+    result: ImportReport = _in_child(service, "import_paths", (list(paths),), {"fmt": fmt}, job)
+    return result
+
+
+def maintenance_in_process(
+    service: MemoryService,
+    kind: str,
+    *,
+    dry_run: bool = False,
+    apply: bool = True,
+    job: JobState | None = None,
+) -> MaintenanceRunRecord:
+    """MemoryService.run_maintenance in a child process (duplicate search is seconds of
+    pure Python); falls back to this process like `import_in_process`."""
+    job = job or JobState()
+    kwargs = {"dry_run": dry_run, "apply": apply}
+    if not can_run_in_process(service):
+        return service.run_maintenance(kind, job=job, **kwargs)
+    result: MaintenanceRunRecord = _in_child(service, "run_maintenance", (kind,), kwargs, job)
+    return result
+
+
+def _in_child(
+    service: MemoryService,
+    method: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    job: JobState,
+) -> Any:
     context = multiprocessing.get_context("spawn")
     messages = context.Queue()
     cancel = context.Event()
     child = context.Process(
-        target=_import_in_child,
-        args=(service.db.url, service.extractor, list(paths), fmt, messages, cancel),
-        name="memory-import",
+        target=_run_in_child,
+        args=(service.db.url, service.extractor, method, args, kwargs, messages, cancel),
+        name=f"memory-{method}",
         daemon=True,
     )
     child.start()
@@ -97,7 +128,7 @@ def import_in_process(
             except queue_module.Empty:
                 if not child.is_alive():
                     raise RuntimeError(
-                        f"the import process ended unexpectedly (exit code {child.exitcode})"
+                        f"the background process ended unexpectedly (exit code {child.exitcode})"
                     ) from None
                 continue
             kind = message[0]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memory_app import __version__, cli_retrieval
+from memory_app import __version__, cli_maintenance, cli_retrieval
 from memory_app.config import resolve_settings
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
@@ -107,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("undo", "undo your last change")
     _add_conflicts(sub, common)
     cli_retrieval.add_parsers(sub, common)
+    cli_maintenance.add_parsers(sub, common)
     p = add("demo", "fill an empty store with demo conversations (try the app without your own)")
     p.add_argument("--generated", type=int, default=0, help="also add N generated memories")
     add("gui", "open the desktop window (the default)")
@@ -163,7 +164,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), as_json)
     try:
         output = handler(service, args)
-    except (ValidationError, StoreError, FileNotFoundError, ValueError, ExportError) as exc:
+    except (
+        ValidationError,
+        StoreError,
+        FileNotFoundError,
+        ValueError,
+        ExportError,
+        cli_maintenance.MaintenanceFailed,
+    ) as exc:
         return _fail(str(exc), as_json)
     finally:
         service.close()
@@ -491,6 +499,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "conflicts": _conflicts,
     "demo": _demo,
     **cli_retrieval.HANDLERS,
+    **cli_maintenance.HANDLERS,
 }
 
 if __name__ == "__main__":

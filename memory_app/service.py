@@ -1,10 +1,11 @@
 """The façade every front end uses (GUI, CLI, later hooks and MCP): seed 000 §5.1.
 
 It is composed of one part per capability (memory_app/operations/: memorizing,
-contradictions, curation, retrieval) and adds the reads every view needs. It returns plain
-records, never ORM rows, and each operation is one unit of work. With a model-backed
-extractor, category summaries are evolved by the model between units of work (never
-while the write lock is held), and every model call's tokens and cost are recorded.
+contradictions, curation, retrieval, maintenance) and adds the reads every view needs.
+It returns plain records, never ORM rows, and each operation is one unit of work. With a
+model-backed extractor, category summaries are evolved by the model between units of
+work (never while the write lock is held), and every model call's tokens and cost are
+recorded.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from memory_app.operations.common import (
 )
 from memory_app.operations.conflicts import ConflictOperations
 from memory_app.operations.curation import CurationOperations
+from memory_app.operations.maintenance import MaintenanceOperations
 from memory_app.operations.memorize import MemorizeOperations
 from memory_app.operations.retrieval import RetrievalOperations
 from memory_app.retrieval.access import AccessLog
@@ -57,7 +59,11 @@ from memory_app.store.tables import ResourceRow
 
 
 class MemoryService(
-    MemorizeOperations, ConflictOperations, CurationOperations, RetrievalOperations
+    MemorizeOperations,
+    ConflictOperations,
+    CurationOperations,
+    RetrievalOperations,
+    MaintenanceOperations,
 ):
     """Memory operations over one database with one extractor."""
 
@@ -203,6 +209,8 @@ class MemoryService(
             summary = repo.summary(session, key)
             rows = repo.list_items(session, category=key, limit=limit)
             markdown = summary.markdown if summary else ""
+            if summary is not None and summary.digest:
+                markdown += f"\n## Older Memories (compressed)\n\n{summary.digest}"
             return CategoryView(info, markdown, tuple(repo.to_record(r) for r in rows))
 
     def query_items(self, query: ItemQuery) -> list[MemoryRecord]:
@@ -216,6 +224,7 @@ class MemoryService(
 
     def dashboard(self) -> DashboardData:
         """Everything the dashboard shows, read in one unit of work."""
+        upcoming = self.next_maintenance()
         with self.db.reading() as session:
             return DashboardData(
                 stats=repo.stats(session),
@@ -223,6 +232,7 @@ class MemoryService(
                 confidence_histogram=insights.confidence_histogram(session),
                 activity=tuple(insights.recent_activity(session)),
                 usage=usage_store.summary(session),
+                next_maintenance=upcoming,
             )
 
     def maintenance_runs(self, limit: int = 50) -> list[MaintenanceRunRecord]:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 from memory_app.domain.usage import UsageSummary
 
-ITEM_STATUSES = ("active", "archived", "superseded", "deleted")
+ITEM_STATUSES = ("active", "archived", "superseded", "deleted", "invalid")
 SCOPES = ("session", "project", "global")
 ACTORS = ("user", "extractor", "maintenance", "system")
 
@@ -46,6 +46,7 @@ class MemoryRecord:
     valid_from: datetime | None = None
     valid_until: datetime | None = None
     superseded_by: int | None = None
+    decay_factor: float = 1.0  # seed 003's decay since last use, as of the last nightly run
     score: float | None = None  # relevance, when the record came from a search
     # Open conflicts this memory is in; filled for search results (seed 000 §3.3).
     conflict_ids: tuple[int, ...] = ()
@@ -334,3 +335,4 @@ class MaintenanceRunRecord:
     finished_at: datetime | None
     result: dict[str, Any]
     error: str | None = None
+    group_id: str | None = None  # the undo group of the changes it applied

@@ -137,7 +137,15 @@ def maintenance_runs(session: Session, limit: int = 50) -> list[MaintenanceRunRe
     )
     return [
         MaintenanceRunRecord(
-            r.id or 0, r.kind, r.status, r.dry_run, r.started_at, r.finished_at, r.result, r.error
+            r.id or 0,
+            r.kind,
+            r.status,
+            r.dry_run,
+            r.started_at,
+            r.finished_at,
+            r.result,
+            r.error,
+            r.group_id,
         )
         for r in rows
     ]

@@ -57,9 +57,10 @@ TRACKED_FIELDS = (
     "superseded_by",
     "reinforcement_count",
     "last_seen_at",
+    "updated_at",  # kept so undo puts an item back exactly, timestamp included
 )
 OPEN_CONFLICT_STATUSES = ("unresolved", "pending_user_review")
-_TIME_FIELDS = {"valid_from", "valid_until", "last_seen_at"}
+_TIME_FIELDS = {"valid_from", "valid_until", "last_seen_at", "updated_at"}
 
 
 # -- categories ---------------------------------------------------------------------------
@@ -266,6 +267,7 @@ def to_record(row: MemoryItemRow, score: float | None = None) -> MemoryRecord:
         valid_from=row.valid_from,
         valid_until=row.valid_until,
         superseded_by=row.superseded_by,
+        decay_factor=row.decay_factor,
         score=score,
     )
 
@@ -343,16 +345,19 @@ def change_item(
     group_id: str | None,
     note: str | None = None,
 ) -> MemoryItemRow:
-    """Apply field changes to an item and record them; unchanged values are ignored."""
+    """Apply field changes to an item and record them; unchanged values are ignored.
+
+    `updated_at` becomes now, unless the changes set it (undo restores the old one)."""
     real = {k: v for k, v in changes.items() if getattr(row, k) != v}
-    if not real:
+    if not real or set(real) == {"updated_at"}:
         return row
     before = snapshot(row)
     for name, value in real.items():
         setattr(row, name, list(value) if name == "tags" else value)
     if "content" in real:
         row.content_key = content_key(row.content)
-    row.updated_at = utc_now()
+    if "updated_at" not in changes:
+        row.updated_at = utc_now()
     session.add(row)
     session.flush()
     audit(
@@ -477,6 +482,9 @@ def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
         if event.conflict_id is not None and event.item_id is None:
             _undo_conflict_event(session, event, actor=actor, undo_id=undo_id, note=group_id)
             continue
+        if event.action == "compress" and event.before is not None:
+            _undo_digest(session, event, actor=actor, undo_id=undo_id, note=group_id)
+            continue
         if event.item_id is None:
             continue
         row = get_item(session, event.item_id)
@@ -545,6 +553,52 @@ def _undo_conflict_event(
         for k, v in event.before.items()
     }
     change_conflict(session, row, restored, actor=actor, action="undo", group_id=undo_id, note=note)
+
+
+def change_digest(
+    session: Session,
+    category: str,
+    digest: str,
+    *,
+    actor: str,
+    action: str,
+    group_id: str | None,
+    note: str | None = None,
+) -> None:
+    """Replace a category's compressed digest, with an audit event undo can reverse."""
+    row = session.get(CategorySummaryRow, category)
+    if row is None:
+        raise NotFoundError("category summary", category)
+    before = {"category": category, "digest": row.digest}
+    row.digest = digest
+    session.add(row)
+    audit(
+        session,
+        actor=actor,
+        action=action,
+        item_id=None,
+        group_id=group_id,
+        before=before,
+        after={"category": category, "digest": digest},
+        note=note,
+    )
+
+
+def _undo_digest(
+    session: Session, event: AuditEventRow, *, actor: str, undo_id: str, note: str
+) -> None:
+    assert event.before is not None
+    category = event.before.get("category")
+    if isinstance(category, str) and session.get(CategorySummaryRow, category) is not None:
+        change_digest(
+            session,
+            category,
+            str(event.before.get("digest", "")),
+            actor=actor,
+            action="undo",
+            group_id=undo_id,
+            note=note,
+        )
 
 
 def last_undoable_group(session: Session, actor: str = "user") -> str | None:
@@ -616,12 +670,12 @@ def stats(session: Session) -> Stats:
         resources=resources,
         categories=cats,
         conflicts_open=conflicts,
-        last_memorized=_as_time(last),
+        last_memorized=as_time(last),
         pinned=pinned,
     )
 
 
-def _as_time(value: Any) -> datetime | None:
+def as_time(value: Any) -> datetime | None:
     # Aggregates bypass the column type, so the stored text comes back raw.
     if value is None or isinstance(value, datetime):
         return value

@@ -121,10 +121,14 @@ class MemoryItemRow(SQLModel, table=True):
     access_count: int = 0
     reinforcement_count: int = 0
     pinned: bool = False
-    status: str = Field(default="active", index=True)  # active|archived|superseded|deleted
+    # active | archived | superseded | deleted | invalid (broke the schema rules)
+    status: str = Field(default="active", index=True)
     valid_from: datetime | None = _time()
     valid_until: datetime | None = _time()
     superseded_by: int | None = Field(default=None, foreign_key="memory_item.id")
+    # Seed 003's decay since last use, refreshed by nightly maintenance (derived, so not
+    # audited: it is recomputed from the timestamps and access count every night).
+    decay_factor: float = 1.0
 
 
 class CategorySummaryRow(SQLModel, table=True):
@@ -136,6 +140,9 @@ class CategorySummaryRow(SQLModel, table=True):
     markdown: str
     item_count: int = 0
     generator: str = "deterministic"
+    # Weekly maintenance's compression of the category's older memories (markdown);
+    # kept apart from the summary, which is rebuilt whenever the category changes.
+    digest: str = ""
     updated_at: datetime = Field(
         default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
     )
@@ -199,6 +206,36 @@ class MaintenanceRunRow(SQLModel, table=True):
     finished_at: datetime | None = _time()
     result: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     error: str | None = None
+    group_id: str | None = None  # the audit group its applied changes belong to (undo)
+
+
+class MaintenanceChangeRow(SQLModel, table=True):
+    """One change a maintenance run proposed, waiting for (or past) a person's review."""
+
+    __tablename__ = "maintenance_change"
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = Field(foreign_key="maintenance_run.id", index=True, ondelete="CASCADE")
+    kind: str  # merge | archive | compress | mark_invalid
+    item_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    category: str | None = None
+    title: str
+    reason: str = ""
+    before: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    after: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    decision: str = Field(default="pending", index=True)  # see domain.maintenance.DECISIONS
+    group_id: str | None = None
+
+
+class MaintenanceScheduleRow(SQLModel, table=True):
+    """How often each job runs (seed 000 §6.1); the store's, so the CLI and app agree."""
+
+    __tablename__ = "maintenance_schedule"
+
+    kind: str = Field(primary_key=True)
+    enabled: bool = True
+    every_days: int = 1
+    auto_apply: bool = False
 
 
 class AuditEventRow(SQLModel, table=True):

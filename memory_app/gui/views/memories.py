@@ -60,6 +60,7 @@ STATUS_CHOICES = (
     ("Archived", ("archived",)),
     ("Superseded", ("superseded",)),
     ("Deleted", ("deleted",)),
+    ("Invalid", ("invalid",)),
     ("All statuses", ()),
 )
 PINNED_CHOICES = (("Pinned or not", None), ("Pinned only", True), ("Not pinned", False))

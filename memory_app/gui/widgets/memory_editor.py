@@ -32,7 +32,7 @@ def describe_event(event: AuditRecord) -> str:
         changed = [
             k
             for k in event.after
-            if event.before.get(k) != event.after.get(k) and k not in ("last_seen_at",)
+            if event.before.get(k) != event.after.get(k) and k not in ("last_seen_at", "updated_at")
         ]
         if changed:
             what += f": {', '.join(c.replace('_', ' ') for c in changed)}"

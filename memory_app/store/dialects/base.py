@@ -42,3 +42,7 @@ class Dialect(Protocol):
     def check_search_index(self, conn: Connection) -> list[str]:
         """Problems found in the full-text index (empty when healthy)."""
         ...
+
+    def rebuild_search_index(self, conn: Connection) -> None:
+        """Rebuild and optimize the full-text indexes from their tables."""
+        ...

@@ -141,8 +141,28 @@ def _v2_retrieval(conn: Connection) -> None:
     conn.exec_driver_sql(f"CREATE VIRTUAL TABLE {VOCAB_TABLE} USING fts5vocab(memory_fts, row)")
 
 
+def _add_column(conn: Connection, table: str, column: str, ddl: str) -> None:
+    """ALTER TABLE ADD COLUMN unless the column is there: version 1 creates the tables
+    from the current models, so a new store already has every column."""
+    present = {row[1] for row in conn.exec_driver_sql(f"PRAGMA table_info({table})")}
+    if column not in present:
+        conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}")
+
+
+def _v3_maintenance(conn: Connection) -> None:
+    """Maintenance: proposed changes and schedules, decay factors, category digests."""
+    SQLModel.metadata.create_all(conn)  # maintenance_change, maintenance_schedule
+    _add_column(conn, "memory_item", "decay_factor", "FLOAT NOT NULL DEFAULT 1.0")
+    _add_column(conn, "category_summary", "digest", "VARCHAR NOT NULL DEFAULT ''")
+    _add_column(conn, "maintenance_run", "group_id", "VARCHAR")
+
+
 # Ordered steps: step N brings the schema from version N-1 to N. Append, never edit.
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (_v1_initial_schema, _v2_retrieval)
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
+    _v1_initial_schema,
+    _v2_retrieval,
+    _v3_maintenance,
+)
 
 
 def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
@@ -293,6 +313,18 @@ class SqliteDialect:
         conn.exec_driver_sql("UPDATE store_generation SET value = value + 1 WHERE id = 1")
         for ddl in _ITEM_TRIGGERS:
             conn.exec_driver_sql(ddl)
+
+    def rebuild_search_index(self, conn: Connection) -> None:
+        """Recreate missing triggers, rebuild both indexes from their tables and merge
+        their segments (monthly re-index); runs inside the caller's write transaction."""
+        for name in _ITEM_TRIGGER_NAMES:
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name}")
+        for ddl in _ITEM_TRIGGERS:
+            conn.exec_driver_sql(ddl)
+        for table in ("memory_fts", "resource_fts"):
+            conn.exec_driver_sql(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+            conn.exec_driver_sql(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+        conn.exec_driver_sql("UPDATE store_generation SET value = value + 1 WHERE id = 1")
 
     def check_search_index(self, conn: Connection) -> list[str]:
         problems: list[str] = []

@@ -245,3 +245,27 @@ def test_datetimes_round_trip_with_their_zone(tmp_path: Path) -> None:
         assert row is not None
         assert row.extracted_at == stamp
         assert row.extracted_at.tzinfo is not None
+
+
+def test_a_version_2_store_gains_the_maintenance_tables_and_columns(tmp_path: Path) -> None:
+    db = make_db(tmp_path)
+    item_id = add_item(db, "Prefer pathlib over os.path")
+    db.close()
+    # Make it a version 2 store: without what version 3 adds.
+    with sqlite3.connect(tmp_path / "memory.db") as conn:
+        conn.execute("DROP TABLE maintenance_change")
+        conn.execute("DROP TABLE maintenance_schedule")
+        conn.execute("ALTER TABLE memory_item DROP COLUMN decay_factor")
+        conn.execute("ALTER TABLE category_summary DROP COLUMN digest")
+        conn.execute("ALTER TABLE maintenance_run DROP COLUMN group_id")
+        conn.execute("PRAGMA user_version = 2")
+    upgraded = make_db(tmp_path)
+    assert upgraded.previous_version == 2
+    assert list((tmp_path / "backups").glob("memory.v2.*.bak"))
+    with upgraded.reading() as session:
+        row = session.get(MemoryItemRow, item_id)
+        assert row is not None and row.decay_factor == 1.0
+        session.execute(text("SELECT digest FROM category_summary")).all()
+        session.execute(text("SELECT group_id FROM maintenance_run")).all()
+        assert session.execute(text("SELECT count(*) FROM maintenance_change")).scalar() == 0
+    assert search(upgraded, "pathlib") == [item_id]

@@ -1,0 +1,1 @@
+"""Maintenance jobs: consolidation, summarization, re-index, and their scheduling."""
