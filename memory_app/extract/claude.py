@@ -15,6 +15,10 @@ Transport failures (429, 529, other 5xx, timeouts, network) are retried by the S
 backoff (`max_retries`); after that the call fails with a message that says what
 happened and that nothing was stored. Messages never contain the API key.
 
+Compression (seed 000 §6.3's `compressItems`) sends a category's older memories, the
+strongest first and as many as fit, and renders the topics of the answer as the digest
+the deterministic `memory_app.domain.digest.compress` would write.
+
 Why `messages.create` with `output_config.format` rather than `messages.parse`: parse
 validates inside the SDK and raises before we can read the response's token usage, and
 tokens spent on an invalid answer still cost money. The request is the same one parse
@@ -36,6 +40,7 @@ import anthropic
 import pydantic
 
 from memory_app.domain.categories import Category
+from memory_app.domain.digest import MAX_TOPICS
 from memory_app.domain.records import MemoryRecord
 from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
 from memory_app.domain.transcripts import Transcript
@@ -51,12 +56,15 @@ from memory_app.extract.chunking import (
 from memory_app.extract.claude_settings import ENV_NAMES, ClaudeSettings
 from memory_app.extract.credentials import NO_KEY_MESSAGE, ApiKey
 from memory_app.extract.prompts import (
+    compression_item_chars,
+    compression_prompt,
     evolution_prompt,
     extraction_prompt,
     retry_note,
     system_prompt,
 )
 from memory_app.extract.schemas import (
+    CompressionResponse,
     EvolutionResponse,
     ExtractionResponseBase,
     extraction_model_for,
@@ -68,6 +76,7 @@ T = TypeVar("T")
 R = TypeVar("R", bound=pydantic.BaseModel)
 
 MAX_SPLITS = 3  # a chunk whose answer overflows max_tokens is halved at most this often
+MAX_COMPRESS_ITEMS = 300  # the strongest older memories of a category sent to compress
 _DETAIL_CHARS = 200
 
 
@@ -131,7 +140,8 @@ class ConnectionCheck:
 
 
 class ClaudeExtractor:
-    """Extracts memories and evolves category summaries with Claude."""
+    """Extracts memories, evolves category summaries and compresses older memories with
+    Claude."""
 
     name = "claude"
 
@@ -293,6 +303,55 @@ class ClaudeExtractor:
             raise
         finally:
             self._remember(meter.usage("evolve", self.model, error, category.key))
+
+    # -- compression (seed 000 §6.3) -------------------------------------------------------
+
+    def compress_memories(self, category: Category, items: Sequence[MemoryRecord]) -> str:
+        """A markdown digest of a category's older memories, one bullet per topic; empty
+        when there are none. Raises ExtractorError when Claude gives no valid answer.
+
+        Only the strongest `MAX_COMPRESS_ITEMS` (by confidence × importance) that fit in
+        `max_input_chars` are sent; the digest counts all of `items` and says how many
+        were left out of the prompt."""
+        self._refuse_after_auth_failure()
+        if not items:
+            return ""
+        ranked = sorted(items, key=lambda i: (-(i.confidence * i.importance), i.id))
+        sent = self._compression_batch(category, ranked)
+        left_out = ranked[len(sent) :]
+        prompt = compression_prompt(category, sent, MAX_TOPICS, total=len(ranked))
+        meter = _Meter()
+        error: str | None = None
+        try:
+            return self._ask(
+                None, prompt, CompressionResponse, lambda r: r.to_digest(sent, left_out), meter
+            )
+        except _Truncated:
+            error = (
+                f"Claude's answer was cut off at max_tokens={self.settings.max_tokens}; "
+                f"raise {ENV_NAMES['max_tokens']}"
+            )
+            raise ExtractorError(error) from None
+        except ExtractorError as exc:
+            error = str(exc)
+            raise
+        finally:
+            self._remember(meter.usage("compress", self.model, error, category.key))
+
+    def _compression_batch(
+        self, category: Category, ranked: Sequence[MemoryRecord]
+    ) -> list[MemoryRecord]:
+        """The leading items of `ranked` that fit in one prompt (at least one)."""
+        # The prompt without items, with room for the note on how many were sent.
+        empty = compression_prompt(category, [], MAX_TOPICS, total=len(ranked))
+        room = self.max_input_chars - len(empty) - 20
+        batch: list[MemoryRecord] = []
+        for item in ranked[:MAX_COMPRESS_ITEMS]:
+            room -= compression_item_chars(item)
+            if room < 0 and batch:
+                break
+            batch.append(item)
+        return batch
 
     # -- usage ---------------------------------------------------------------------------
 

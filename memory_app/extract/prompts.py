@@ -1,5 +1,7 @@
 """The prompt templates of seed 000 §2.1–2.3 (kept as text files in `prompts/`) and how
 they are filled in: the conversation, the categories, the existing summary, new items.
+Beyond §2, `compression.txt` is seed 000 §6.3's `compressItems`: older memories of a
+category folded into a digest by topic.
 
 Templates are plain text so they can be read and reviewed as prose, diffed, and changed
 without touching code. `string.Template` ($name) is used because the prompts are full of
@@ -145,4 +147,48 @@ def evolution_prompt(
         current_summary=current_markdown.strip(),
         new_items=items,
         max_facts=max_facts,
+    )
+
+
+def compression_item(item: MemoryRecord) -> dict[str, object]:
+    """What the compression prompt shows of one memory (seed 000 §6.3)."""
+    return {
+        "id": item.id,
+        "content": item.content,
+        "confidence": round(item.confidence, 2),
+        "importance": round(item.importance, 2),
+        "tags": list(item.tags),
+        "date": item.extracted_at.strftime("%Y-%m-%d"),
+    }
+
+
+def compression_item_chars(item: MemoryRecord) -> int:
+    """How many characters one memory adds to the compression prompt's JSON list: its
+    object indented one level deeper than on its own, and the separator after it."""
+    text = json.dumps(compression_item(item), indent=2, ensure_ascii=False)
+    return len(text) + 2 * (text.count("\n") + 1) + 2
+
+
+def compression_prompt(
+    category: Category,
+    items: Sequence[MemoryRecord],
+    max_topics: int,
+    *,
+    total: int | None = None,
+) -> str:
+    """The prompt asking for a digest of `items`; `total` is how many memories the
+    category had to compress when only the strongest of them are sent."""
+    note = ""
+    if total is not None and total > len(items):
+        note = (
+            f"These are the {len(items)} strongest of {total} older memories of this category "
+            "(by confidence and importance); compress only these.\n"
+        )
+    data = json.dumps([compression_item(i) for i in items], indent=2, ensure_ascii=False)
+    return Template(template("compression.txt")).substitute(
+        category_name=category.name,
+        category_description=category.description,
+        items_note=note,
+        items=data,
+        max_topics=max_topics,
     )

@@ -8,18 +8,32 @@ name its `source_turns` (provenance: which turns it came from) and a few `tags`.
 
 Evolution answers (seed 001 §5) carry the sections of the merged summary and the change
 log; facts must cite items that exist.
+
+Compression answers (seed 000 §6.3) group a category's older memories into topics that
+cite the memories they cover; they are rendered as the same markdown digest the
+deterministic `memory_app.domain.digest.compress` writes.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, model_validator
 
 from memory_app.domain.categories import Category
+from memory_app.domain.digest import (
+    MAX_IDS_SHOWN,
+    MAX_STATEMENT_CHARS,
+    MAX_TOPICS,
+    OTHER,
+    STATEMENTS_PER_TOPIC,
+)
+from memory_app.domain.records import MemoryRecord
 from memory_app.domain.summary import EvolvedSummary, SummaryChange, SummaryFact
 from memory_app.extract.base import ExtractedItem
 
@@ -224,3 +238,122 @@ class EvolutionResponse(_Strict):
             usage_notes=self.usage_notes,
             changes=changes,
         )
+
+
+# -- compression ----------------------------------------------------------------------------
+
+TopicName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+
+
+class CompressedTopic(_Strict):
+    topic: TopicName
+    summary: Text
+    item_ids: list[int]
+
+
+class CompressionResponse(_Strict):
+    topics: list[CompressedTopic] = Field(min_length=1, max_length=MAX_TOPICS)
+
+    def to_topics(self, items: Sequence[MemoryRecord]) -> list[DigestTopic]:
+        """The topics, citing only `items`, with every item covered.
+
+        An unknown id is dropped (the model misremembered one number) and a topic left
+        citing nothing is dropped with it; no topic left at all makes the answer invalid.
+        Items no topic covers are not worth another request: they end up in a final
+        "other" topic built from their own statements, as the deterministic digest does.
+        """
+        known = {item.id for item in items}
+        topics = []
+        for topic in self.topics:
+            ids = tuple(dict.fromkeys(i for i in topic.item_ids if i in known))
+            if ids:
+                topics.append(DigestTopic(_topic_name(topic.topic), _sentence(topic.summary), ids))
+        if not topics:
+            raise ValueError("no topic cites any of the given item ids")
+        covered = {i for topic in topics for i in topic.item_ids}
+        missing = [item for item in items if item.id not in covered]
+        if missing:
+            topics.append(other_topic(missing))
+        return topics
+
+    def to_digest(self, sent: Sequence[MemoryRecord], left_out: Sequence[MemoryRecord] = ()) -> str:
+        """The markdown digest of `sent` (the items in the prompt) and a line about those
+        `left_out` of it; raises ValueError (an invalid answer) as `to_topics` does."""
+        return render_digest(self.to_topics(sent), [*sent, *left_out], left_out)
+
+
+@dataclass(frozen=True)
+class DigestTopic:
+    """One line of a compressed digest: a topic, what its memories say, their ids."""
+
+    topic: str
+    summary: str
+    item_ids: tuple[int, ...]
+
+
+def _strength(item: MemoryRecord) -> tuple[float, int, int]:
+    # The order of memory_app.domain.digest: strongest first, older ids on ties.
+    return (-(item.confidence * item.importance), -item.reinforcement_count, item.id)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split()).rstrip(".")
+    if len(text) <= MAX_STATEMENT_CHARS:
+        return text
+    return text[: MAX_STATEMENT_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _topic_name(text: str) -> str:
+    # The name sits between ** markers: stars inside it would break the bold.
+    return " ".join(text.replace("*", " ").split()) or OTHER
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
+def other_topic(items: Sequence[MemoryRecord]) -> DigestTopic:
+    """The deterministic topic for items the model left out: their strongest statements."""
+    members = sorted(items, key=_strength)
+    statements = "; ".join(_short(m.content) for m in members[:STATEMENTS_PER_TOPIC])
+    return DigestTopic(OTHER, statements + ".", tuple(sorted(m.id for m in members)))
+
+
+def id_list(ids: Collection[int]) -> str:
+    """Ids as "#3, #8, #9" in id order, at most MAX_IDS_SHOWN of them, then "and N more"."""
+    ordered = sorted(set(ids))
+    text = ", ".join(f"#{i}" for i in ordered[:MAX_IDS_SHOWN])
+    more = len(ordered) - MAX_IDS_SHOWN
+    return text + (f" and {more} more" if more > 0 else "")
+
+
+def render_digest(
+    topics: Sequence[DigestTopic],
+    items: Sequence[MemoryRecord],
+    left_out: Sequence[MemoryRecord] = (),
+) -> str:
+    """Markdown in the shape of `memory_app.domain.digest.compress`: a first line with how
+    many memories up to which date, then one bullet per topic, then how many of `items`
+    were left out of the model's prompt (if any)."""
+    if not items:
+        return ""
+    count = len(items)
+    newest: datetime = max(i.extracted_at for i in items)
+    lines = [
+        f"{count} {'memory' if count == 1 else 'memories'} learnt up to "
+        f"{newest:%Y-%m-%d}, by topic:",
+        "",
+    ]
+    for topic in topics:
+        lines.append(
+            f"- **{topic.topic}** ({len(topic.item_ids)}): {topic.summary} "
+            f"({id_list(topic.item_ids)})"
+        )
+    if left_out:
+        noun = "memory" if len(left_out) == 1 else "memories"
+        lines.append(
+            f"- …and {len(left_out)} weaker {noun} left out of the model's prompt "
+            f"({id_list([m.id for m in left_out])})."
+        )
+    return "\n".join(lines) + "\n"

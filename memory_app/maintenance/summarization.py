@@ -10,6 +10,7 @@ Pinned memories are never proposed for archiving.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select
@@ -38,11 +39,19 @@ def deterministic(_category: Category, items: Sequence[MemoryRecord]) -> str:
     return digest.compress(items)
 
 
-def plan_compress(
-    session: Session, now: datetime, compressor: Compressor = deterministic
-) -> list[ProposedChange]:
+@dataclass(frozen=True)
+class OlderMemories:
+    """A category's memories past the compression age, and its digest so far."""
+
+    category: Category
+    digest: str
+    items: tuple[MemoryRecord, ...]
+
+
+def older_memories(session: Session, now: datetime) -> list[OlderMemories]:
+    """What compression reads (in a read transaction; the compressing happens after)."""
     cutoff = now - timedelta(days=COMPRESS_AFTER_DAYS)
-    changes = []
+    found = []
     for category in repo.categories(session):
         summary = session.get(CategorySummaryRow, category.key)
         if summary is None:
@@ -62,20 +71,31 @@ def plan_compress(
             )
             .limit(MAX_COMPRESSED)
         ).all()
-        if not rows:
-            continue
-        text = compressor(category, [repo.to_record(r) for r in rows])
-        if not text or text == summary.digest:
+        if rows:
+            records = tuple(repo.to_record(r) for r in rows)
+            found.append(OlderMemories(category, summary.digest, records))
+    return found
+
+
+def plan_compress(
+    groups: Sequence[OlderMemories], compressor: Compressor = deterministic
+) -> list[ProposedChange]:
+    """One proposal per category whose digest would change; no database needed, so a
+    model can take its time."""
+    changes = []
+    for group in groups:
+        text = compressor(group.category, group.items)
+        if not text or text == group.digest:
             continue
         changes.append(
             ProposedChange(
                 kind="compress",
-                item_ids=tuple(r.id or 0 for r in rows),
-                title=f"{CHANGE_TITLES['compress']}: {category.name}",
-                reason=f"{len(rows)} memories older than {COMPRESS_AFTER_DAYS} days are "
+                item_ids=tuple(i.id for i in group.items),
+                title=f"{CHANGE_TITLES['compress']}: {group.category.name}",
+                reason=f"{len(group.items)} memories older than {COMPRESS_AFTER_DAYS} days are "
                 "summarized beside the category summary; the memories themselves stay",
-                category=category.key,
-                before={"digest": summary.digest},
+                category=group.category.key,
+                before={"digest": group.digest},
                 after={"digest": text},
             )
         )

@@ -11,12 +11,14 @@ person in the Maintenance view. Model calls never happen while the write lock is
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from memory_app.conflicts import detector
+from memory_app.domain.categories import Category
 from memory_app.domain.jobs import JobCancelled, JobState
 from memory_app.domain.maintenance import (
     CHANGE_KINDS,
@@ -28,14 +30,16 @@ from memory_app.domain.maintenance import (
     is_due,
     next_due,
 )
-from memory_app.domain.records import MaintenanceRunRecord
+from memory_app.domain.records import MaintenanceRunRecord, MemoryRecord
 from memory_app.maintenance import consolidation, reindex, summarization
 from memory_app.operations.common import ServiceState, new_group
 from memory_app.store import maintenance as store
 
 log = logging.getLogger(__name__)
 
-CONTRADICTION_SCAN = 500  # the newest memories the nightly contradiction scan looks at
+# The newest memories the nightly contradiction scan looks at: every memory was already
+# checked when it was learnt, so this catches what changed or was missed since.
+CONTRADICTION_SCAN = 200
 REVIEW_DECISIONS = ("pending", "accepted", "rejected")
 
 
@@ -171,16 +175,46 @@ class MaintenanceOperations(ServiceState):
         now = self.clock()
         job.report(0, 0, "Compressing older memories")
         with self.db.reading() as session:
-            compress = summarization.plan_compress(session, now)
-            job.check()
-            job.report(0, 0, "Looking for memories to archive")
+            older = summarization.older_memories(session, now)
+        notes: list[str] = []
+        compress = summarization.plan_compress(older, self._compressor(dry_run, notes))
+        job.check()
+        job.report(0, 0, "Looking for memories to archive")
+        with self.db.reading() as session:
             archive = summarization.plan_archive(session, now)
-        figures = {
+        figures: dict[str, Any] = {
             "categories_to_compress": len(compress),
             "compressed_memories": sum(len(c.item_ids) for c in compress),
             "to_archive": len(archive),
         }
+        if notes:
+            figures["notes"] = notes
         return figures, [*compress, *archive]
+
+    def _compressor(self, dry_run: bool, notes: list[str]) -> summarization.Compressor:
+        """The model's compression when the extractor offers one (not for a dry run:
+        a preview costs nothing), else the deterministic digest. A failing model call
+        falls back to the digest with a note; its tokens are recorded either way."""
+        model = getattr(self.extractor, "compress_memories", None)
+        if model is None or dry_run:
+            return summarization.deterministic
+
+        def compress(category: Category, items: Sequence[MemoryRecord]) -> str:
+            try:
+                return str(model(category, items))
+            except Exception as exc:  # the digest is a nicety: never lose the run to it
+                notes.append(
+                    f"{category.name}: {self.extractor.name} could not compress ({exc}); "
+                    "the deterministic digest was used"
+                )
+                return summarization.deterministic(category, items)
+            finally:
+                spent = self._take_usage()  # type: ignore[attr-defined]
+                if spent:
+                    with self.db.writing() as session:
+                        self._record_usage(session, spent, None, None, None)  # type: ignore[attr-defined]
+
+        return compress
 
     def _monthly(self, *, dry_run: bool, job: JobState) -> tuple[dict[str, Any], list]:
         def progress(done: int, _total: int) -> None:
