@@ -39,7 +39,7 @@ def generate_tasks(count: int, seed: int = 5) -> list[RetrievalQuery]:
         kind = n % len(KINDS)
         filters = RetrievalFilters()
         if kind == 1:
-            filters = RetrievalFilters(project=f"/work/project-{rng.randrange(40)}")
+            filters = RetrievalFilters(project=f"/home/dev/project-{rng.randrange(40)}")
         elif kind == 2:
             filters = RetrievalFilters(categories=("coding_preferences",))
         elif kind == 3:

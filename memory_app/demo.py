@@ -187,8 +187,13 @@ TEMPLATES = (
 )
 
 
+RESTATEMENTS = ("Reminder: {}", "Note: {}", "Please remember: {}", "{}, please")
+RESTATED_EVERY = 50  # real stores learn the same thing twice now and then
+
+
 def generated_rows(count: int, seed: int = 7, now: datetime | None = None) -> list[MemoryItemRow]:
-    """`count` varied, realistic-looking memories spread over the last year."""
+    """`count` varied, realistic-looking memories spread over the last year; one in
+    RESTATED_EVERY restates the memory before it, as maintenance would find it."""
     rng = random.Random(seed)
     now = now or datetime.now(UTC)
     rows = []
@@ -198,7 +203,12 @@ def generated_rows(count: int, seed: int = 7, now: datetime | None = None) -> li
         fn = f"{rng.choice(VERBS)}_{rng.choice(NOUNS)}"
         path = f"src/{a1}/{rng.choice(NOUNS)}_{rng.choice(NOUNS)}.py"
         content = rng.choice(TEMPLATES).format(t1=t1, t2=t2, a1=a1, a2=a2, fn=fn, path=path)
-        category = DEFAULT_CATEGORIES[n % len(DEFAULT_CATEGORIES)]
+        tags = sorted({t1, t2})
+        slot = n  # picks the category and project
+        if n % RESTATED_EVERY == RESTATED_EVERY - 1:
+            content = rng.choice(RESTATEMENTS).format(rows[-1].content.rstrip("."))
+            tags, slot = rows[-1].tags, n - 1
+        category = DEFAULT_CATEGORIES[slot % len(DEFAULT_CATEGORIES)]
         when = now - timedelta(minutes=rng.randrange(0, 60 * 24 * 365))
         used = rng.random() < 0.3
         rows.append(
@@ -210,8 +220,8 @@ def generated_rows(count: int, seed: int = 7, now: datetime | None = None) -> li
                 confidence=round(rng.uniform(0.75, 1.0), 3),
                 importance=round(rng.uniform(0.3, 0.9), 3),
                 scope="project",
-                project=f"/work/project-{n % 40}",
-                tags=sorted({t1, t2}),
+                project=f"/home/dev/project-{slot % 40}",
+                tags=tags,
                 extracted_at=when,
                 updated_at=when,
                 valid_from=when,

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-USAGE_KINDS = ("extract", "evolve")
+USAGE_KINDS = ("extract", "evolve", "compress")
 
 # USD per million tokens (input, output), matched by model-id prefix, longest first.
 # Source: the models overview and pricing pages of platform.claude.com (checked when this
@@ -61,7 +61,7 @@ def estimate_cost(model: str, input_tokens: int, output_tokens: int) -> float | 
 class CallUsage:
     """The tokens one extractor step (one or more API requests) consumed."""
 
-    kind: str  # extract | evolve
+    kind: str  # extract | evolve | compress
     model: str
     requests: int
     input_tokens: int

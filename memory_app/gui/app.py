@@ -18,6 +18,8 @@ from memory_app.assets import icon_path
 from memory_app.config import APP_ID, Settings
 from memory_app.gui.context import AppContext, AppEvents, StatusModel
 from memory_app.gui.main_window import MainWindow
+from memory_app.gui.maintenance_runner import MaintenanceRunner
+from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
 from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
 from memory_app.gui.views.base import View
 from memory_app.service import MemoryService
@@ -46,14 +48,17 @@ GIL_SWITCH_INTERVAL_S = 0.001
 def build_context(service: MemoryService, settings: QSettings) -> AppContext:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     status = StatusModel()
+    jobs = JobRunner()
+    events = AppEvents()
     return AppContext(
         service=service,
         db=Worker("memory-db"),
-        jobs=JobRunner(),
+        jobs=jobs,
         tasks=TaskKeeper(on_error=status.fail),
         status=status,
-        events=AppEvents(),
+        events=events,
         settings=settings,
+        maintenance=MaintenanceRunner(service, jobs, status, events),
     )
 
 
@@ -110,6 +115,10 @@ def run_app(settings: Settings) -> int:
         probe = _FirstPaint(window)
         window.centralWidget().installEventFilter(probe)
     window.show()
+    # Seed 001's startup check and the maintenance schedule, in the background (the
+    # QSettings key "maintenance/background" = false switches them off).
+    scheduler = MaintenanceScheduler(context)
+    scheduler.start()
     closing = asyncio.Event()
     app.aboutToQuit.connect(window.save_state)  # also when quit without closing the window
     app.aboutToQuit.connect(closing.set)
@@ -117,6 +126,7 @@ def run_app(settings: Settings) -> int:
         with loop:
             loop.run_until_complete(closing.wait())
     finally:
+        scheduler.stop()
         context.shutdown()
         service.close()
     return 0

@@ -9,13 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
 from memory_app.service import MemoryService
+
+if TYPE_CHECKING:  # the runner is built on this module's StatusModel and AppEvents
+    from memory_app.gui.maintenance_runner import MaintenanceRunner
 
 T = TypeVar("T")
 
@@ -124,6 +127,7 @@ class AppContext:
     status: StatusModel
     events: AppEvents
     settings: QSettings
+    maintenance: MaintenanceRunner  # one maintenance job at a time, for view and scheduler
     dialogs: Dialogs = field(default_factory=Dialogs)
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

@@ -27,6 +27,9 @@ from memory_app.gui.widgets.status_indicator import StatusIndicator
 from memory_app.gui.widgets.toast import Toast
 
 APP_TITLE = "Memory Curator"
+# The long jobs the status bar's Cancel stops: imports (a person's and the startup one)
+# and maintenance.
+CANCELLABLE_JOBS = ("import", "startup-import", "maintenance")
 
 
 class MainWindow(QMainWindow):
@@ -197,7 +200,8 @@ class MainWindow(QMainWindow):
             handler()
 
     def cancel_jobs(self) -> None:
-        self.context.jobs.cancel("import")
+        for kind in CANCELLABLE_JOBS:
+            self.context.jobs.cancel(kind)
 
     def show_status_details(self) -> None:
         status = self.context.status
@@ -221,7 +225,9 @@ class MainWindow(QMainWindow):
         status = self.context.status
         busy = status.state == StatusModel.PROCESSING
         self.progress.setVisible(busy)
-        self.cancel_button.setVisible(busy and self.context.jobs.active("import"))
+        self.cancel_button.setVisible(
+            busy and any(self.context.jobs.active(kind) for kind in CANCELLABLE_JOBS)
+        )
         if busy:
             self.progress.setRange(0, status.total or 0)
             self.progress.setValue(status.done)

@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
                 for view in window.views:
                     if args.only and view.key not in args.only:
                         continue
+                    if view.key == "maintenance":  # a pending changeset to review
+                        for kind in ("nightly", "weekly"):
+                            service.run_maintenance(kind, dry_run=True)
                     window.navigate(view.key)
                     settle(context)
                     if view.key == "memories":

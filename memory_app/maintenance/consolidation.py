@@ -69,7 +69,8 @@ def plan_merges(
                 item_ids=(group.survivor, *group.duplicates),
                 title=f"{CHANGE_TITLES['merge']}: {count + 1} memories say the same thing",
                 reason=f"{count} near-{'duplicate' if count == 1 else 'duplicates'} of memory "
-                f"{survivor.id} (similarity at least {similarity:.2f}); it is kept and "
+                f"{survivor.id} (similarity {'' if count == 1 else 'at least '}{similarity:.2f}); "
+                f"it is kept and "
                 f"reinforced, the {'other is' if count == 1 else 'others are'} superseded",
                 category=survivor.category,
                 before={str(r.id): store.item_state(r) for r in (survivor, *duplicates)},

@@ -65,10 +65,11 @@ nightly pass can go lower because its check of the differences is much stricter.
 from __future__ import annotations
 
 import hashlib
-import random
 from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import groupby
 
 from memory_app.conflicts.judge import judge
 from memory_app.domain.similarity import content_key, content_words
@@ -78,8 +79,7 @@ BANDS = 10
 ROWS = 4
 BUCKET_PEERS = 16  # a bucket member is compared with at most this many earlier members
 CHUNK = 4096  # items between two progress()/check() calls
-_SEED = 0x6D656D6F72792D64  # fixed: the same masks, hence the same candidates, every run
-_MASKS = tuple(random.Random(_SEED).getrandbits(64) for _ in range(BANDS))
+_PERSON = b"memory-dedupe"  # fixed: the same hashes, hence the same candidates, every run
 
 
 @dataclass(frozen=True)
@@ -224,11 +224,9 @@ _ANTONYM_PAIRS = (
     ("success", "failure"),
     ("pass", "fail"),
 )
-# Words whose two sides are a direction: "tabs over spaces", "from X to Y", "A before B".
-_RELATIONS = frozenset(
-    "over than instead versus vs before after from to into onto rather then until above "
-    "below under".split()
-)
+# A reordering may break this many adjacencies of content words (a moved clause, an
+# inserted word); exchanging words breaks more.
+_MAX_BROKEN = 2
 _IDENTIFIER_CHARS = frozenset("._/\\+#@:")
 
 
@@ -242,7 +240,9 @@ def _stem(word: str) -> str:
         return word
     if word.endswith("ing") and len(word) > 5:
         word = word[:-3]
-    elif (word.endswith("ed") and len(word) > 4) or word.endswith(("sses", "xes", "zes", "ches", "shes")):
+    elif (word.endswith("ed") and len(word) > 4) or word.endswith(
+        ("sses", "xes", "zes", "ches", "shes")
+    ):
         word = word[:-2]
     elif word.endswith("s") and not word.endswith(("us", "is")):
         word = word[:-1]
@@ -262,12 +262,21 @@ class _Canon(dict[str, str]):
 
 
 class _Vectors(dict[str, tuple[int, ...]]):
-    """Canonical shingle → its stable 64-bit hash XOR each band's mask."""
+    """Canonical shingle → one stable 64-bit hash per band.
+
+    The hashes come from blake2b, 8 bands to a 64-byte digest (keyed by the digest's
+    number), so each band orders shingles independently. (XOR-ing one hash with a mask
+    per band is cheaper but the bands then agree too often: the smallest values under
+    two masks sharing their top bits are the same shingles. Measured on sets of 10 words
+    at Jaccard 0.8, that gave 92-94% candidates where independent bands give 98%.)"""
 
     def __missing__(self, shingle: str) -> tuple[int, ...]:
-        digest = hashlib.blake2b(shingle.encode("utf-8"), digest_size=8).digest()
-        value = int.from_bytes(digest, "little")
-        vector = tuple(value ^ mask for mask in _MASKS)
+        data = shingle.encode("utf-8")
+        raw = b"".join(
+            hashlib.blake2b(data, digest_size=64, person=_PERSON + bytes([block])).digest()
+            for block in range((BANDS + 7) // 8)
+        )
+        vector = tuple(int.from_bytes(raw[8 * i : 8 * i + 8], "little") for i in range(BANDS))
         self[shingle] = vector
         return vector
 
@@ -301,14 +310,16 @@ class _Parsed:
     text: str
     tokens: tuple[str, ...]  # every normalized word, in order
     canon: tuple[str, ...]  # each token's canonical content word, "" for stop and filler
-    canon_set: frozenset[str]
+    content: tuple[str, ...]  # the tokens that are content words, in order
+    words: tuple[str, ...]  # their canonical forms, in the same order
 
 
 def _parse(text: str, canon: _Canon) -> _Parsed:
     tokens = tuple(content_key(text).split())
     meaningful = content_words(text)
     forms = tuple(canon[t] if t.strip(".") in meaningful else "" for t in tokens)
-    return _Parsed(text, tokens, forms, frozenset(forms) - {""})
+    content = tuple(t for t, form in zip(tokens, forms, strict=True) if form)
+    return _Parsed(text, tokens, forms, content, tuple(f for f in forms if f))
 
 
 def _is_numeric(word: str) -> bool:
@@ -319,33 +330,24 @@ def _is_identifier(word: str) -> bool:
     return any(ch in _IDENTIFIER_CHARS for ch in word)
 
 
-def _swapped(a: _Parsed, b: _Parsed) -> bool:
-    """Do the two sides of a relation word trade places ("tabs over spaces" → "spaces
-    over tabs")? Checked for the nearest content word on each side of the relation."""
-    for relation in _RELATIONS.intersection(a.tokens).intersection(b.tokens):
-        if a.tokens.count(relation) != 1 or b.tokens.count(relation) != 1:
-            continue
-        i, j = a.tokens.index(relation), b.tokens.index(relation)
-        before_a = [w for w in a.canon[:i] if w]
-        after_a = [w for w in a.canon[i + 1 :] if w]
-        before_b = {w for w in b.canon[:j] if w}
-        after_b = {w for w in b.canon[j + 1 :] if w}
-        if (
-            before_a
-            and after_a
-            and before_a[-1] != after_a[0]
-            and before_a[-1] in after_b
-            and after_a[0] in before_b
-        ):
-            return True
-    return False
+def _reordered(a: _Parsed, b: _Parsed) -> bool:
+    """Were content words exchanged rather than whole phrases moved? Moving a clause
+    ("Because CI is slow, run the linter first") or inserting a word breaks at most two
+    adjacencies of content words; exchanging two words ("prefer tabs over spaces" →
+    "prefer spaces over tabs", "from pino to winston" → "from winston to pino") or
+    rotating three breaks at least three on both sides."""
+    pairs_a = set(zip(a.words, a.words[1:], strict=False))
+    pairs_b = set(zip(b.words, b.words[1:], strict=False))
+    return min(len(pairs_a - pairs_b), len(pairs_b - pairs_a)) >= _MAX_BROKEN + 1
 
 
 def _meaning_differs(a: _Parsed, b: _Parsed) -> bool:
-    """Does what sets the two statements apart change what they say?"""
-    only_a = set(a.tokens).difference(b.tokens)
-    only_b = set(b.tokens).difference(a.tokens)
-    for word in only_a | only_b:
+    """Does what sets the two statements apart change what they say? Words are compared
+    as multisets: "after X ... after Y" against "before X ... after Y" differs by one
+    "after" and one "before"."""
+    only_a = Counter(a.tokens) - Counter(b.tokens)
+    only_b = Counter(b.tokens) - Counter(a.tokens)
+    for word in only_a.keys() | only_b.keys():
         if word in _NEGATIONS or _is_numeric(word) or _is_identifier(word):
             return True
     if only_a and only_b:
@@ -355,19 +357,23 @@ def _meaning_differs(a: _Parsed, b: _Parsed) -> bool:
                 return True
     # Content words of their own on both sides: a substitution, unless inflections or
     # synonyms (which share a canonical form) account for them.
-    own_a = a.canon_set - b.canon_set
-    own_b = b.canon_set - a.canon_set
-    if own_a and own_b:
+    canon_a, canon_b = Counter(a.words), Counter(b.words)
+    if (canon_a - canon_b) and (canon_b - canon_a):
         return True
-    return _swapped(a, b) or _swapped(b, a)
+    return _reordered(a, b)
 
 
 def _verify(a: _Parsed, b: _Parsed, sim: float) -> float | None:
     if a.tokens == b.tokens:
         return sim
-    if _meaning_differs(a, b) or judge(a.text, b.text).contradicts:
+    if _meaning_differs(a, b):
         return None
-    return sim
+    if a.content == b.content:
+        # The same content words in the same order: only case, punctuation, stop words
+        # and fillers differ (never a negation: rejected above). The judge reads stances
+        # off content words, so it cannot find a contradiction here; skip its cost.
+        return sim
+    return None if judge(a.text, b.text).contradicts else sim
 
 
 def near_duplicate(a: str, b: str, threshold: float = DUPLICATE_THRESHOLD) -> float | None:
@@ -402,12 +408,8 @@ def find_duplicates(
     """
     if not 0.0 < threshold <= 1.0:
         raise ValueError(f"threshold must be in (0, 1], not {threshold}")
-    seen: set[int] = set()
-    ranked: list[DedupeItem] = []
-    for item in sorted(items, key=lambda it: it.id):
-        if item.id not in seen and content_key(item.content):
-            seen.add(item.id)
-            ranked.append(item)
+    unique = {item.id: item for item in reversed(list(items))}  # the first of a repeated id
+    ranked = sorted(unique.values(), key=lambda it: it.id)
     ranked.sort(key=lambda it: it.rank, reverse=True)  # stable: ties keep the smaller id
     total = len(ranked)
 
@@ -422,10 +424,14 @@ def find_duplicates(
     salts: dict[tuple[str, str], int] = {}
     shingles: list[tuple[str, ...]] = []
     keys = array("q")
+    kept: list[DedupeItem] = []
     for pos, item in enumerate(ranked):
         if pos % CHUNK == 0:
             tick(pos)
         words = _shingles(item.content, canon)
+        if not words:  # nothing to compare: no words at all
+            continue
+        kept.append(item)
         shingles.append(tuple(words))
         salt = salts.get(item.scope)
         if salt is None:
@@ -434,6 +440,7 @@ def find_duplicates(
         keys.extend([hash(tuple(sorted(col)[:ROWS])) ^ salt for col in columns])
 
     # 2. Candidate pairs: members of a bucket against its first few (best-ranked) members.
+    ranked, count = kept, len(kept)
     pairs: set[int] = set()
     for band in range(BANDS):
         if check is not None:
@@ -447,46 +454,38 @@ def find_duplicates(
             peers = heads.get(key)
             if peers is None:
                 peers = heads[key] = [head]
-            pairs.update([i * total + pos for i in peers])
+            pairs.update([i * count + pos for i in peers])
             if len(peers) < BUCKET_PEERS:
                 peers.append(pos)
         del first, heads
 
     # 3. Stars: each unclaimed item, best first, claims the verified candidates ranked below.
-    claimed = bytearray(total)
-    parsed: dict[int, _Parsed] = {}
+    claimed = bytearray(count)
     groups: list[DuplicateGroup] = []
-    survivor, members, sims = -1, [], []
-    visited = 0
-
-    def close() -> None:
+    by_head = groupby(sorted(pairs), key=lambda code: code // count)
+    for visited, (s, codes) in enumerate(by_head):
+        if visited % CHUNK == 0 and check is not None:
+            check()
+        if claimed[s]:
+            continue
+        head, base, parsed = ranked[s], set(shingles[s]), None
+        members: list[int] = []
+        sims: list[float] = []
+        for code in codes:
+            c = code % count
+            other = shingles[c]
+            common = len(base.intersection(other))
+            sim = common / (len(base) + len(other) - common)
+            if sim < threshold or claimed[c] or ranked[c].scope != head.scope:
+                continue
+            parsed = parsed or _parse(head.content, canon)
+            verdict = _verify(parsed, _parse(ranked[c].content, canon), round(sim, 4))
+            if verdict is not None:
+                claimed[c] = 1
+                members.append(ranked[c].id)
+                sims.append(verdict)
         if members:
-            groups.append(
-                DuplicateGroup(ranked[survivor].id, tuple(members), tuple(sims))
-            )
-
-    for code in sorted(pairs):
-        s, c = divmod(code, total)
-        if s != survivor:
-            close()
-            survivor, members, sims = s, [], []
-            parsed.clear()
-            visited += 1
-            if visited % CHUNK == 0 and check is not None:
-                check()
-        if claimed[s] or claimed[c] or ranked[s].scope != ranked[c].scope:
-            continue
-        sim = _jaccard(shingles[s], shingles[c])
-        if sim < threshold:
-            continue
-        if s not in parsed:
-            parsed[s] = _parse(ranked[s].content, canon)
-        verdict = _verify(parsed[s], _parse(ranked[c].content, canon), round(sim, 4))
-        if verdict is not None:
-            claimed[c] = 1
-            members.append(ranked[c].id)
-            sims.append(verdict)
-    close()
+            groups.append(DuplicateGroup(head.id, tuple(members), tuple(sims)))
     tick(total)
     groups.sort(key=lambda g: g.survivor)
     return groups

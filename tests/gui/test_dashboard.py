@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -84,8 +85,9 @@ def test_the_numbers_match_the_store(
     assert view.cards["conflicts"].value() == f"{stats.conflicts_open:,}"
     assert view.cards["last_memorized"].value() == "just now"
     assert view.cards["last_memorized"].toolTip().startswith("Last import: ")
-    assert view.cards["next_maintenance"].value() == "Not scheduled"
-    assert "not set up yet" in view.cards["next_maintenance"].toolTip()
+    # A fresh store has never been maintained: the first runs are due at once.
+    assert view.cards["next_maintenance"].value() == "due now"
+    assert "Open Maintenance" in view.cards["next_maintenance"].toolTip()
 
     # Every category is drawn, in the configured order, empty ones as zero.
     chart = view.category_chart
@@ -119,6 +121,28 @@ def test_the_numbers_match_the_store(
     ]
     assert times == sorted(times, reverse=True)
     assert view.activity.topLevelItem(0).text(1) == "just now"
+
+
+def test_next_maintenance_follows_the_schedule(
+    qtbot, context: AppContext, settle: Callable[..., None], samples_dir: Path
+) -> None:
+    fill_store(context, samples_dir)
+    service = context.service
+    for job in service.maintenance_schedule():
+        if job.schedule.kind != "weekly":
+            service.set_schedule(replace(job.schedule, enabled=False))
+    service.run_maintenance("weekly")  # a real run: dry runs do not count for the schedule
+    view = make_view(qtbot, context)
+    view.activate()
+    settle()
+    assert view.cards["next_maintenance"].value() == "in 7 days"
+
+    for job in service.maintenance_schedule():
+        service.set_schedule(replace(job.schedule, enabled=False))
+    view.activate()
+    settle()
+    assert view.cards["next_maintenance"].value() == "Not scheduled"
+    assert "switched off" in view.cards["next_maintenance"].toolTip()
 
 
 def test_an_empty_store_shows_the_welcome_page(

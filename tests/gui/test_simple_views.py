@@ -1,31 +1,11 @@
-"""Conflicts, Maintenance and Settings views against a real store."""
+"""The Settings view against a real store (Maintenance: test_maintenance_view.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from memory_app.gui.context import AppContext
-from memory_app.gui.views.maintenance import MaintenanceView
 from memory_app.gui.views.settings import SettingsView
-from memory_app.store.tables import MaintenanceRunRow
-
-
-def test_maintenance_view_lists_runs(
-    qtbot, context: AppContext, settle: Callable[..., None]
-) -> None:
-    view = MaintenanceView(context)
-    qtbot.addWidget(view)
-    view.activate()
-    settle()
-    assert view.pages.currentWidget() is view.empty
-    with context.service.db.writing() as session:
-        session.add(
-            MaintenanceRunRow(kind="nightly", status="success", result={"duplicates_merged": 3})
-        )
-    view.activate()
-    settle()
-    assert view.log.topLevelItem(0).text(0) == "nightly"
-    assert view.log.topLevelItem(0).text(3) == "duplicates merged 3"
 
 
 def test_settings_view_shows_the_store_and_categories(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from datetime import UTC, datetime
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -28,6 +27,7 @@ from memory_app.assets import icon_path
 from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import ActivityEntry, CategoryInfo, DashboardData
 from memory_app.gui.context import AppContext
+from memory_app.gui.times import full_time, upcoming_time
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.empty_state import EmptyState
 from memory_app.gui.widgets.stat_card import StatCard
@@ -56,26 +56,6 @@ WELCOME_TEXT = (
     "text or Markdown transcript to begin. The built-in offline extractor needs no "
     "API key and keeps everything on your computer."
 )
-
-
-def full_time(when: datetime) -> str:
-    """A timestamp in full, in local time, for tooltips."""
-    local = when.astimezone()
-    return f"{local:%A} {local.day} {local:%B %Y, %H:%M}"
-
-
-def upcoming_time(when: datetime, now: datetime | None = None) -> str:
-    """ "in 5 min", "in 3 h", "in 2 days": a time still to come."""
-    # Rounded, not floored: a run five hours away reads "in 5 h" a moment later too.
-    seconds = (when - (now or datetime.now(UTC))).total_seconds()
-    if seconds < 60:
-        return "due now"
-    if seconds < 3570:
-        return f"in {max(1, round(seconds / 60))} min"
-    if seconds < 84600:
-        return f"in {round(seconds / 3600)} h"
-    days = round(seconds / 86400)
-    return "in 1 day" if days == 1 else f"in {days} days"
 
 
 class CardRow(QWidget):
@@ -354,7 +334,7 @@ class DashboardView(View):
         if upcoming is None:
             self.cards["next_maintenance"].set_value(
                 "Not scheduled",
-                "Maintenance scheduling is not set up yet.\nOpen Maintenance to see past runs.",
+                "Every maintenance job is switched off.\nOpen Maintenance to switch them on.",
             )
         else:
             self.cards["next_maintenance"].set_value(

@@ -1,18 +1,67 @@
-"""Maintenance: the log of past runs (scheduling and run-now arrive with the jobs)."""
+"""Maintenance (UX.md "Maintenance"): the schedule with Run now and a dry-run switch, the
+changes the jobs propose with accept / reject and a before → after preview ("Apply
+accepted" applies them as one undoable group), and the log of past runs.
+
+Jobs run through the app's `MaintenanceRunner` (a child process), so the window stays
+responsive; the scheduler uses the same runner, and this view shows its runs too.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QStackedLayout, QTreeWidget, QTreeWidgetItem, QWidget
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from memory_app.domain.humanize import relative_time
+from memory_app.domain.maintenance import JOB_KINDS, ProposedChange, Schedule
 from memory_app.domain.records import MaintenanceRunRecord
 from memory_app.gui.context import AppContext
+from memory_app.gui.maintenance_runner import job_label
 from memory_app.gui.views.base import View
-from memory_app.gui.widgets.empty_state import EmptyState
+from memory_app.gui.widgets.changeset import ChangesetPanel, plural
+from memory_app.gui.widgets.maintenance_schedule import SchedulePanel
+from memory_app.gui.widgets.run_log import RunLog, run_title
+from memory_app.operations.maintenance import JobStatus
+from memory_app.service import MemoryService
+from memory_app.store.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+SETTINGS_DRY_RUN = "maintenance/dryRun"
+SETTINGS_SPLITTER = "maintenance/splitter"
+RUNS_SHOWN = 50
+ACTION_ERRORS = (StoreError, ValueError, LookupError)
 
 
-def describe_result(result: dict[str, object]) -> str:
-    return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in result.items()) or "—"
+@dataclass(frozen=True)
+class MaintenanceSnapshot:
+    """Everything the view shows, read in one trip to the database worker."""
+
+    jobs: tuple[JobStatus, ...]
+    changes: tuple[ProposedChange, ...]
+    runs: tuple[MaintenanceRunRecord, ...]
+    undone: frozenset[str]  # change groups already undone: their runs offer no Undo
+
+
+def load_snapshot(service: MemoryService, runs: int = RUNS_SHOWN) -> MaintenanceSnapshot:
+    undone = frozenset(
+        c.group_id for c in service.maintenance_changes(decisions=("undone",)) if c.group_id
+    )
+    return MaintenanceSnapshot(
+        jobs=tuple(service.maintenance_schedule()),
+        changes=tuple(service.maintenance_changes()),
+        runs=tuple(service.maintenance_runs(runs)),
+        undone=undone,
+    )
+
+
+def run_origins(runs: tuple[MaintenanceRunRecord, ...]) -> dict[int, str]:
+    """Run id → "from Nightly consolidation (dry run), 3 h ago" for the preview."""
+    return {r.id: f"from {run_title(r)}, {relative_time(r.started_at)}" for r in runs}
 
 
 class MaintenanceView(View):
@@ -22,34 +71,204 @@ class MaintenanceView(View):
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
-        self.log = QTreeWidget(self)
-        self.log.setObjectName("maintenanceLog")
-        self.log.setRootIsDecorated(False)
-        self.log.setAlternatingRowColors(True)
-        self.log.setHeaderLabels(["Job", "Status", "Started", "Result"])
-        self.empty = EmptyState(
-            "maintenance",
-            "No maintenance has run yet",
-            "Maintenance merges duplicates, archives memories nobody uses and keeps the "
-            "search index healthy. Each run and what it changed will be listed here.",
-            parent=self,
+        self.runner = context.maintenance
+        self.snapshot: MaintenanceSnapshot | None = None
+        self.last_record: MaintenanceRunRecord | None = None
+        self._applying = False
+        self._reload_wanted = False
+        self._reload_running = False
+        self._loaded = False
+
+        self.schedule = SchedulePanel(self)
+        self.changeset = ChangesetPanel(self)
+        self.log = RunLog(self)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.changeset)
+        self.splitter.addWidget(self.log)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([420, 220])
+        self.splitter.splitterMoved.connect(
+            lambda *_: context.settings.setValue(SETTINGS_SPLITTER, self.splitter.saveState())
         )
-        self.pages = QStackedLayout(self)
-        self.pages.addWidget(self.empty)
-        self.pages.addWidget(self.log)
+        stored = context.settings.value(SETTINGS_SPLITTER)
+        if stored is not None and not isinstance(stored, str):
+            self.splitter.restoreState(stored)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(8)
+        layout.addWidget(self.schedule)
+        layout.addWidget(self.splitter, 1)
+
+        dry = context.settings.value(SETTINGS_DRY_RUN, True)
+        self.schedule.dry_run.setChecked(dry not in (False, "false", "0"))
+        self.schedule.dry_run_changed.connect(
+            lambda on: context.settings.setValue(SETTINGS_DRY_RUN, on)
+        )
+        self.schedule.schedule_changed.connect(self.save_schedule)
+        self.schedule.run_requested.connect(self.run_job)
+        self.schedule.cancel_requested.connect(self.cancel_job)
+        self.changeset.decided.connect(self.decide)
+        self.changeset.apply_requested.connect(self.apply_accepted)
+        self.log.undo_requested.connect(self.undo_run)
+
+        shortcut = QShortcut(QKeySequence("Ctrl+Return"), self)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(self.apply_accepted)
+
+        self.runner.started.connect(self._job_started)
+        self.runner.progressed.connect(self.schedule.show_progress)
+        self.runner.finished.connect(self._job_finished)
+        self.runner.failed.connect(self._job_failed)
+        context.events.memories_changed.connect(self._schedule_reload)
+        if self.runner.running:  # the scheduler got there first
+            self._job_started(self.runner.kind or "", self.runner.dry_run)
+
+    # -- loading ----------------------------------------------------------------------
 
     async def reload(self) -> None:
-        runs = await self.context.call(self.context.service.maintenance_runs)
-        self.show_runs(runs)
+        snapshot = await self.context.call(load_snapshot, self.context.service)
+        self._loaded = True
+        self.show_snapshot(snapshot)
 
-    def show_runs(self, runs: list[MaintenanceRunRecord]) -> None:
-        self.log.clear()
-        for run in runs:
-            kind = run.kind + (" (dry run)" if run.dry_run else "")
-            result = run.error or describe_result(run.result)
-            self.log.addTopLevelItem(
-                QTreeWidgetItem([kind, run.status, relative_time(run.started_at), result])
+    def show_snapshot(self, snapshot: MaintenanceSnapshot) -> None:
+        self.snapshot = snapshot
+        self.schedule.show_schedule(list(snapshot.jobs))
+        self.changeset.show_changes(snapshot.changes, run_origins(snapshot.runs))
+        self.log.show_runs(snapshot.runs, snapshot.undone)
+
+    def _schedule_reload(self) -> None:
+        """Coalesce change notifications into one reload at a time (once shown)."""
+        if not self._loaded:
+            return
+        self._reload_wanted = True
+        if not self._reload_running:
+            self._reload_running = True
+            self.context.spawn(self._reload_while_wanted())
+
+    async def _reload_while_wanted(self) -> None:
+        try:
+            while self._reload_wanted:
+                self._reload_wanted = False
+                await self.reload()
+        finally:
+            self._reload_running = False
+
+    # -- the schedule -----------------------------------------------------------------
+
+    def save_schedule(self, schedule: Schedule) -> Any:
+        return self.context.spawn(self._save_schedule(schedule))
+
+    async def _save_schedule(self, schedule: Schedule) -> None:
+        try:
+            await self.context.call(self.context.service.set_schedule, schedule)
+        except ACTION_ERRORS as exc:
+            self.context.status.fail(f"Could not save the schedule: {exc}")
+        await self.reload()  # the next run moves with the interval
+
+    # -- running jobs -----------------------------------------------------------------
+
+    def run_job(self, kind: str, dry_run: bool | None = None) -> Any:
+        """Run a job now ("full" runs all three); returns the task, None if one runs."""
+        if self.runner.running:
+            return None
+        if dry_run is None:
+            dry_run = self.schedule.is_dry_run()
+        return self.context.spawn(self._run(kind, dry_run))
+
+    async def _run(self, kind: str, dry_run: bool) -> None:
+        jobs = self.snapshot.jobs if self.snapshot is not None else ()
+        schedules = {s.schedule.kind: s.schedule for s in jobs}
+        kinds = JOB_KINDS if kind == "full" else (kind,)
+        # A real run applies its changes only where the schedule says so; otherwise they
+        # wait here for a review, as they would after a scheduled run.
+        apply = all(k in schedules and schedules[k].auto_apply for k in kinds)
+        record = await self.runner.run(kind, dry_run=dry_run, apply=apply)
+        if record is not None:
+            self.last_record = record
+
+    def cancel_job(self) -> None:
+        self.runner.cancel()
+        if self.runner.running:
+            self.schedule.show_cancelling()
+
+    def _job_started(self, kind: str, dry_run: bool) -> None:
+        self.schedule.set_running(job_label(kind, dry_run))
+        self.changeset.set_busy(True)
+
+    def _job_finished(self, record: MaintenanceRunRecord) -> None:
+        self.schedule.set_running(None)
+        self.changeset.set_busy(self._applying)
+        self.last_record = record
+        self._loaded = True
+        self._schedule_reload()
+
+    def _job_failed(self, message: str) -> None:
+        self.schedule.set_running(None)
+        self.changeset.set_busy(self._applying)
+        self._schedule_reload()
+
+    # -- the changeset ----------------------------------------------------------------
+
+    def decide(self, ids: list[int], decision: str) -> Any:
+        return self.context.spawn(self._decide(list(ids), decision))
+
+    async def _decide(self, ids: list[int], decision: str) -> None:
+        try:
+            await self.context.call(self.context.service.decide_changes, ids, decision)
+        except ACTION_ERRORS as exc:
+            self.context.status.fail(f"Could not record the decision: {exc}")
+            self._schedule_reload()  # show what the store really holds
+
+    def apply_accepted(self) -> Any:
+        counts = self.changeset.counts_by_decision()
+        if self._applying or self.runner.running or not counts["accepted"]:
+            return None
+        return self.context.spawn(self._apply())
+
+    async def _apply(self) -> None:
+        self._applying = True
+        self.changeset.set_busy(True)
+        service = self.context.service
+        try:
+            result = await self.context.call(service.apply_changes)
+        except ACTION_ERRORS as exc:
+            self.context.status.fail(f"Could not apply the changes: {exc}")
+            return
+        finally:
+            self._applying = False
+            self.changeset.set_busy(self.runner.running)
+        text = f"Applied {plural(result.applied, 'change')}"
+        if result.stale:
+            text += (
+                f"; {plural(result.stale, 'change')} skipped: the memories changed since "
+                "the run proposed it"
             )
-        for column in range(self.log.columnCount()):
-            self.log.resizeColumnToContents(column)
-        self.pages.setCurrentWidget(self.log if runs else self.empty)
+        group = result.group_id
+        undo = (lambda: self._undo_group(group)) if group else None
+        self.context.events.notify.emit(text + ".", undo)
+        if result.applied:
+            self.context.events.memories_changed.emit()
+        await self.reload()
+
+    def undo_run(self, run: MaintenanceRunRecord) -> Any:
+        if not run.group_id:
+            return None
+        return self.context.spawn(self._undo(run.group_id))
+
+    def _undo_group(self, group_id: str) -> None:
+        self.context.spawn(self._undo(group_id))
+
+    async def _undo(self, group_id: str) -> None:
+        try:
+            touched = await self.context.call(self.context.service.undo_maintenance, group_id)
+        except ACTION_ERRORS as exc:
+            self.context.status.fail(f"Could not undo the maintenance changes: {exc}")
+            return
+        text = "Undid the maintenance changes"
+        if touched:
+            text += f" to {plural(len(touched), 'memory', 'memories')}"
+        self.context.events.notify.emit(text + ".", None)
+        self.context.events.memories_changed.emit()
+        await self.reload()

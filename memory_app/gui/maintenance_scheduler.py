@@ -1,0 +1,180 @@
+"""Maintenance nobody has to remember: the startup check of seed 001 §2 and the schedule.
+
+A few seconds after the window opens, new Claude Code sessions are imported (at most 20;
+the rest wait for the next start) and every maintenance job whose interval has passed
+runs in the background. After that the schedule is checked every hour. A job set to
+"apply without review" applies its changes; the others leave them in the Maintenance
+view for a person to accept or reject.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+
+from memory_app.background import import_in_process
+from memory_app.domain.jobs import JobState
+from memory_app.domain.records import ImportReport, MaintenanceRunRecord
+from memory_app.gui.context import AppContext
+from memory_app.ingest import claude_projects_dir
+
+log = logging.getLogger(__name__)
+
+SETTINGS_KEY = "maintenance/background"  # "false" switches both off
+STARTUP_DELAY_MS = 5_000  # let the window paint and settle first
+CHECK_INTERVAL_MS = 60 * 60 * 1000
+STARTUP_IMPORT_LIMIT = 20  # seed 001: MAX_BRANCHES_PER_RUN; the rest wait for next time
+IMPORT_JOB = "startup-import"  # not "import": a person's import must not cancel it
+
+
+def background_enabled(value: object) -> bool:
+    """A QSettings value as a switch (INI files give back "true"/"false" strings)."""
+    if isinstance(value, str):
+        return value.strip().lower() not in ("false", "0", "no", "off", "")
+    return bool(value) if value is not None else True
+
+
+class MaintenanceScheduler(QObject):
+    """Runs due maintenance and the startup import in the background.
+
+    Built by the composition root; `start()` arms the timers unless switched off (by the
+    constructor or the QSettings key "maintenance/background"). Tests call
+    `check_now()` and `import_new_sessions()` directly instead.
+
+    Signals:
+        checked(object): a schedule check ended; the list of `MaintenanceRunRecord`s it ran.
+        imported(object): the startup import ended; its `ImportReport` (None if nothing
+            was new).
+    """
+
+    checked = Signal(object)
+    imported = Signal(object)
+    # Emitted on the job thread, received (queued) on the GUI thread.
+    _import_progress = Signal(int, int, str)
+
+    def __init__(
+        self,
+        context: AppContext,
+        *,
+        enabled: bool | None = None,
+        claude_dir: Path | None = None,
+        import_limit: int = STARTUP_IMPORT_LIMIT,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.context = context
+        if enabled is None:
+            enabled = background_enabled(context.settings.value(SETTINGS_KEY, True))
+        self.enabled = enabled
+        self.claude_dir = claude_dir
+        self.import_limit = import_limit
+        self._checking = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(CHECK_INTERVAL_MS)
+        self._timer.timeout.connect(self.check_now)
+        self._import_progress.connect(
+            self._show_import_progress, Qt.ConnectionType.QueuedConnection
+        )
+
+    def start(self, delay_ms: int = STARTUP_DELAY_MS) -> bool:
+        """Arm the startup check and the hourly one; False when switched off."""
+        if not self.enabled:
+            return False
+        QTimer.singleShot(delay_ms, self, self._startup)
+        self._timer.start()
+        return True
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _startup(self) -> None:
+        self.context.spawn(self._startup_check())
+
+    async def _startup_check(self) -> None:
+        # New conversations first, so tonight's consolidation already sees them.
+        await self._import_new_sessions()
+        await self._run_due()
+
+    # -- the schedule -------------------------------------------------------------------
+
+    def check_now(self) -> object:
+        """Run every job that is due, one after another, in the background (a task)."""
+        return self.context.spawn(self._run_due())
+
+    async def _run_due(self) -> list[MaintenanceRunRecord]:
+        runner = self.context.maintenance
+        if self._checking or runner.running:
+            return []  # the next check tries again
+        self._checking = True
+        ran: list[MaintenanceRunRecord] = []
+        try:
+            due = await self.context.call(self.context.service.due_jobs)
+            for schedule in due:
+                if runner.running:  # someone started a job meanwhile: theirs goes first
+                    break
+                record = await runner.run(schedule.kind, dry_run=False, apply=schedule.auto_apply)
+                if record is None:
+                    break
+                ran.append(record)
+                if record.status == "cancelled":
+                    break  # cancelled by a person: not the moment for the others either
+        finally:
+            self._checking = False
+        self.checked.emit(ran)
+        return ran
+
+    # -- new Claude Code sessions -------------------------------------------------------
+
+    def import_new_sessions(self) -> object:
+        """Import the Claude Code sessions not imported yet, at most `import_limit` (a task)."""
+        return self.context.spawn(self._import_new_sessions())
+
+    async def _import_new_sessions(self) -> ImportReport | None:
+        root = self.claude_dir or claude_projects_dir()
+        if not root.is_dir():
+            self.imported.emit(None)
+            return None
+        context = self.context
+        service = context.service
+        found = await context.call(service.new_sessions, root)
+        if not found:
+            self.imported.emit(None)
+            return None
+        batch = found[: self.import_limit]
+        status = context.status
+
+        def work(job: JobState) -> ImportReport:
+            return import_in_process(service, batch, job=job)
+
+        status.begin(f"Importing {len(batch)} new Claude Code sessions")
+        error: str | None = None
+        report: ImportReport | None = None
+        try:
+            state = JobState(on_progress=self._import_progress.emit)
+            report = await context.jobs.run(IMPORT_JOB, work, state)
+        except Exception as exc:  # the window keeps working; the log says what happened
+            log.warning("startup import failed", exc_info=exc)
+            error = str(exc) or repr(exc)
+        imported = report.resources_added if report is not None else 0
+        deferred = len(found) - len(batch)
+        if report is not None and report.cancelled:
+            handled = len(report.results)
+            deferred += len(batch) - handled
+        await context.call(service.log_startup_import, len(found), imported, deferred, error)
+        if error is not None:
+            status.fail(f"Importing new Claude Code sessions failed: {error}")
+        else:
+            words = "session" if imported == 1 else "sessions"
+            later = f"; {deferred} wait for the next start" if deferred else ""
+            status.finish(f"Imported {imported} new Claude Code {words}{later}")
+        if report is not None and report.results:
+            context.events.sources_changed.emit()
+            context.events.memories_changed.emit()
+        self.imported.emit(report)
+        return report
+
+    def _show_import_progress(self, done: int, total: int, message: str) -> None:
+        if self.context.status.state == self.context.status.PROCESSING:
+            self.context.status.progress(done, total, message)
