@@ -27,6 +27,13 @@ def asset_path(relative: str) -> Path:
     raise AssetMissingError(f"{relative} is missing from this installation (looked in {looked})")
 
 
+APP_ICON_NAME = "memory-app"  # the icon theme name: the desktop entry's Icon= key
+ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)  # PNGs in resources/icons/hicolor
+
+
 def icon_path(name: str) -> Path:
-    """An icon of the app by name, e.g. icon_path("memories") → resources/icons/memories.svg."""
+    """An icon of the app by name, e.g. icon_path("memories") → resources/icons/memories.svg;
+    the application's own icon is `icon_path(APP_ICON_NAME)`."""
+    if name == APP_ICON_NAME:
+        return asset_path(f"resources/icons/hicolor/scalable/apps/{name}.svg")
     return asset_path(f"resources/icons/{name}.svg")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memory_app import __version__, cli_maintenance, cli_retrieval
+from memory_app import __version__, cli_desktop, cli_maintenance, cli_retrieval
 from memory_app.config import resolve_settings
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_conflicts(sub, common)
     cli_retrieval.add_parsers(sub, common)
     cli_maintenance.add_parsers(sub, common)
+    cli_desktop.add_parsers(sub, common)
     p = add("demo", "fill an empty store with demo conversations (try the app without your own)")
     p.add_argument("--generated", type=int, default=0, help="also add N generated memories")
     add("gui", "open the desktop window (the default)")
@@ -153,6 +154,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "test-connection":
         payload, text, code = _test_connection()
         return _print(payload, text, as_json, code)
+    if args.command == "desktop":  # no store needed
+        from memory_app.desktop import DesktopError
+
+        try:
+            return _print(*cli_desktop.run(args), as_json)
+        except DesktopError as exc:
+            return _fail(str(exc), as_json)
     handler = _HANDLERS[args.command]
     try:
         extractor = _extractor(args)

@@ -16,14 +16,14 @@ CHECK = """
 import sys
 from pathlib import Path
 import memory_app
-from memory_app.assets import asset_path, icon_path
+from memory_app.assets import APP_ICON_NAME, asset_path, icon_path
 from PySide6.QtWidgets import QApplication, QWidget
 from PySide6.QtGui import QIcon
 from memory_app.gui.forms.ui_settings_view import Ui_SettingsForm
 
 package = Path(memory_app.__file__).resolve().parent
 assert "site-packages" in str(package), package
-icon = icon_path("memory-curator")
+icon = icon_path(APP_ICON_NAME)
 form = asset_path("ui/memory_editor.ui")
 assert package in icon.parents and package in form.parents, (icon, form)
 app = QApplication([])
@@ -54,7 +54,9 @@ def test_wheel_installs_and_loads_a_form_and_an_icon(tmp_path: Path) -> None:
     )
     (wheel,) = wheels.glob("memory_curator-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "memory_app/_data/resources/icons/memory-curator.svg" in names
+    assert "memory_app/_data/resources/icons/hicolor/scalable/apps/memory-app.svg" in names
+    assert "memory_app/_data/resources/icons/hicolor/16x16/apps/memory-app.png" in names
+    assert "memory_app/_data/resources/memory-app.desktop" in names
     assert "memory_app/_data/ui/memory_editor.ui" in names
     assert "memory_app/gui/forms/ui_settings_view.py" in names
 
@@ -79,4 +81,20 @@ def test_wheel_installs_and_loads_a_form_and_an_icon(tmp_path: Path) -> None:
         env={"QT_QPA_PLATFORM": "offscreen", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("ok _data/resources/icons/memory-curator.svg _data/ui/")
+    assert result.stdout.startswith(
+        "ok _data/resources/icons/hicolor/scalable/apps/memory-app.svg _data/ui/"
+    )
+
+    # The installed launcher puts the app in the menu, pointing at itself.
+    share = tmp_path / "share"
+    launcher = venv / "bin" / "memory-app"
+    result = subprocess.run(
+        [str(launcher), "desktop", "install", "--data-home", str(share)],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    entry = (share / "applications" / "memory-app.desktop").read_text()
+    assert f'Exec="{launcher.absolute()}"' in entry.splitlines()
+    assert (share / "icons/hicolor/512x512/apps/memory-app.png").is_file()

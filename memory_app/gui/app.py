@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memory_app import __version__
-from memory_app.assets import icon_path
+from memory_app.assets import APP_ICON_NAME, icon_path
 from memory_app.config import APP_ID, Settings
 from memory_app.gui.context import AppContext, AppEvents, StatusModel
 from memory_app.gui.main_window import MainWindow
@@ -101,7 +101,7 @@ def run_app(settings: Settings) -> int:
     prepare_application_identity()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
-    app.setWindowIcon(QIcon(str(icon_path("memory-curator"))))
+    app.setWindowIcon(QIcon(str(icon_path(APP_ICON_NAME))))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:

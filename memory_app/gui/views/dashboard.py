@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memory_app.assets import icon_path
+from memory_app.assets import APP_ICON_NAME, icon_path
 from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import ActivityEntry, CategoryInfo, DashboardData
 from memory_app.gui.context import AppContext
@@ -119,7 +119,7 @@ class DashboardView(View):
         self._reload_again = False
 
         self.welcome = EmptyState(
-            "memory-curator",
+            APP_ICON_NAME,
             "Welcome to Memory Curator",
             WELCOME_TEXT,
             action="Import Conversations…",
