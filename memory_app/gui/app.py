@@ -21,6 +21,7 @@ from memory_app.gui.main_window import MainWindow
 from memory_app.gui.maintenance_runner import MaintenanceRunner
 from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
 from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
+from memory_app.gui.single_instance import SingleInstance, bring_to_front, note_already_running
 from memory_app.gui.views.base import View
 from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
@@ -102,15 +103,20 @@ def run_app(settings: Settings) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setWindowIcon(QIcon(str(icon_path(APP_ICON_NAME))))
+    instance = SingleInstance(settings.data_dir)
+    if not instance.claim():  # another window has this store: show it, open nothing
+        return note_already_running(instance.send())
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     try:
         service = MemoryService.open(settings)
     except StoreError as exc:
         QMessageBox.critical(None, "Memory Curator cannot open its store", str(exc))
+        instance.close()
         return 1
     context = build_context(service, QSettings())
     window = build_main_window(context)
+    instance.activation_requested.connect(lambda: bring_to_front(window))
     if os.environ.get("MEMORY_APP_EXIT_AFTER_PAINT"):
         probe = _FirstPaint(window)
         window.centralWidget().installEventFilter(probe)
@@ -129,4 +135,5 @@ def run_app(settings: Settings) -> int:
         scheduler.stop()
         context.shutdown()
         service.close()
+        instance.close()
     return 0

@@ -153,10 +153,11 @@ def test_an_empty_store_shows_the_welcome_page(
     settle()
     assert view.pages.currentWidget() is view.welcome
     assert "Welcome to Memory Curator" in view.welcome.title.text()
-    assert "~/.claude/projects" in view.welcome.text.text()
-    assert "API key" in view.welcome.text.text()
-    button = view.welcome.button
-    assert button is not None and button.text() == "Import Conversations…"
+    assert "~/.claude/projects" in view.welcome.history_note.text()
+    assert "API key" in view.welcome.claude_card.text.text()
+    # Without a main window (no Sources view to import with), importing opens Sources.
+    button = view.welcome.folder_button
+    assert button.text().replace("&", "") == "Import Folder…"
     with qtbot.waitSignal(context.events.navigate, timeout=1000) as blocker:
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert blocker.args == ["sources", "import"]

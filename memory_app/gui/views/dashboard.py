@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -23,14 +24,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memory_app.assets import APP_ICON_NAME, icon_path
+from memory_app.assets import icon_path
 from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import ActivityEntry, CategoryInfo, DashboardData
 from memory_app.gui.context import AppContext
 from memory_app.gui.times import full_time, upcoming_time
 from memory_app.gui.views.base import View
-from memory_app.gui.widgets.empty_state import EmptyState
 from memory_app.gui.widgets.stat_card import StatCard
+from memory_app.gui.widgets.welcome import WelcomePanel
 
 MARGIN = 20
 SPACING = 12
@@ -49,13 +50,11 @@ CHART_STRETCH = (4, 3, 3)  # category names need the most room
 CHART_MIN_HEIGHT = 230  # the charts own minimum, so nothing moves when they arrive
 ACTIVITY_ICONS = {"import": "sources", "change": "memories", "maintenance": "maintenance"}
 NO_ACTIVITY = "Nothing yet: import a conversation from File ▸ Import"
-WELCOME_TEXT = (
-    "Memory Curator keeps what your AI coding assistant should remember: your "
-    "preferences, decisions and conventions, learned from past conversations.<br><br>"
-    "Import your Claude Code history (the <tt>~/.claude/projects</tt> folder) or a "
-    "text or Markdown transcript to begin. The built-in offline extractor needs no "
-    "API key and keeps everything on your computer."
-)
+
+
+def _is_empty(data: DashboardData) -> bool:
+    """Nothing imported yet: the dashboard shows its welcome page."""
+    return data.stats.items == 0 and data.stats.resources == 0
 
 
 class CardRow(QWidget):
@@ -118,18 +117,11 @@ class DashboardView(View):
         self._loading = False
         self._reload_again = False
 
-        self.welcome = EmptyState(
-            APP_ICON_NAME,
-            "Welcome to Memory Curator",
-            WELCOME_TEXT,
-            action="Import Conversations…",
-            parent=self,
-        )
+        self.welcome = WelcomePanel(context, self)
         self.welcome.setObjectName("dashboardWelcome")
-        assert self.welcome.button is not None
-        self.welcome.button.clicked.connect(
-            lambda: self.context.events.navigate.emit("sources", "import")
-        )
+        self.welcome.history_import_requested.connect(self._import_history)
+        self.welcome.files_import_requested.connect(lambda: self._import_asking("import_files"))
+        self.welcome.folder_import_requested.connect(lambda: self._import_asking("import_folder"))
 
         self.scroll = QScrollArea(self)
         self.scroll.setObjectName("dashboardScroll")
@@ -233,6 +225,8 @@ class DashboardView(View):
                 data = await self.context.call(self.context.service.dashboard)
                 categories = await self.context.call(self.context.service.categories)
                 self._categories = categories
+                if _is_empty(data):
+                    await self.welcome.load()
                 self.show_data(data)
                 if not self._reload_again:
                     break
@@ -277,7 +271,7 @@ class DashboardView(View):
         self.data = data
         self._show_usage(data)
         stats = data.stats
-        if stats.items == 0 and stats.resources == 0:
+        if _is_empty(data):
             self.pages.setCurrentWidget(self.welcome)
             return
         self.pages.setCurrentWidget(self.scroll)
@@ -386,6 +380,33 @@ class DashboardView(View):
             self.context.events.navigate.emit("memories", entry.item_id)
         elif entry.kind == "maintenance":
             self.context.events.navigate.emit("maintenance", None)
+
+    # -- importing from the welcome page ----------------------------------------------
+
+    def _importer(self) -> Any:
+        """The Sources view, which owns importing (dialogs, progress, cancel, the report),
+        found through the main window; None when the dashboard stands alone."""
+        find = getattr(self.window(), "view", None)
+        try:
+            return find("sources") if callable(find) else None
+        except StopIteration:
+            return None
+
+    def _import_history(self, folder: Path) -> None:
+        """Import Claude Code's history at once; the page fills in when it is done."""
+        sources = self._importer()
+        if sources is None:
+            self.context.events.navigate.emit("sources", "import")
+            return
+        sources.start_import([folder])
+
+    def _import_asking(self, method: str) -> None:
+        """Ask for files or a folder (File ▸ Import's dialogs) and import, staying here."""
+        sources = self._importer()
+        if sources is None:
+            self.context.events.navigate.emit("sources", "import")
+            return
+        getattr(sources, method)()
 
     # -- Qt ---------------------------------------------------------------------------
 
