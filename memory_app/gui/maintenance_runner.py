@@ -148,15 +148,17 @@ class MaintenanceRunner(QObject):
         except Exception as exc:  # a failed job must leave the window working
             log.warning("maintenance %s failed", kind, exc_info=exc)
             message = f"{label} failed: {exc}" if str(exc) else f"{label} failed ({exc!r})"
-            self._end()
+            # The outcome first, then the flag: whoever watches the status must never see
+            # "processing" without "maintenance" and take the job for something else.
             self.status.fail(message)
+            self._end()
             self.failed.emit(message)
             return None
-        self._end()
         if record.status == "error":
             self.status.fail(outcome(record))
         else:
             self.status.finish(outcome(record))
+        self._end()
         self.finished.emit(record)
         if not record.dry_run and record.status == "success":
             # A real run refreshes decay factors, may open conflicts and apply changes.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import QPushButton
 from memory_app.gui.app import build_main_window
 from memory_app.gui.context import AppContext
 from memory_app.gui.main_window import MainWindow
+from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
 from memory_app.gui.views.dashboard import DashboardView
 from memory_app.gui.widgets import welcome
 from memory_app.gui.widgets.welcome import (
@@ -252,6 +254,25 @@ def test_maintenance_does_not_block_importing(window: MainWindow, context: AppCo
     context.status.finish("done")
     context.status.set_maintenance(False)
     assert not page.outcome.isVisible()
+
+
+def test_first_start_maintenance_is_not_reported_as_an_import(
+    window: MainWindow, context: AppContext, settle: Settle
+) -> None:
+    """On a new store every job is due at once and the scheduler runs them back to back
+    (in a child process each, as the app does): the page must not take them for imports."""
+    page = panel(window)
+    seen: list[bool] = []
+    context.status.changed.connect(lambda: seen.append(page.progress_row.isVisible()))
+    scheduler = MaintenanceScheduler(context, enabled=False)
+    ran: list[list[Any]] = []
+    scheduler.checked.connect(ran.append)
+    scheduler.check_now()
+    settle(timeout=120)
+    assert [record.kind for record in ran[-1]] == ["nightly", "weekly", "monthly"]
+    assert seen and not any(seen)  # never shown as an import in progress
+    assert not page.outcome.isVisible(), page.outcome.text()
+    assert all(button.isEnabled() for button in (page.files_button, page.folder_button))
 
 
 # -- the extractors --------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from memory_app.config import APP_ID
 from tests.helpers import system_tool
 
 # Started in the virtual X server: wait for the app's top-level window, print its
-# properties, then close the app. Exits 3 when no window appeared in time.
+# properties, launch the app a second time, count the windows, then close the app. Exits 3
+# when no window appeared in time.
 SCRIPT = r"""
 "$LAUNCHER" --data-dir "$DATA" >"$LOG" 2>&1 &
 app=$!
@@ -40,6 +41,17 @@ if [ -z "$id" ]; then kill "$app" 2>/dev/null; cat "$LOG" >&2; exit 3; fi
 sleep 1
 xprop -len 64 -id "$id" WM_CLASS WM_NAME _NET_WM_PID _NET_WM_ICON
 xwininfo -id "$id" | grep -E 'Map State|Width|Height'
+# Launching again from the menu: the second copy hands over to the first and exits.
+"$LAUNCHER" --data-dir "$DATA" >"$LOG2" 2>&1
+echo "second launch exited $?"
+sleep 0.5
+mapped=0
+for candidate in $(xwininfo -root -children 2>/dev/null \
+    | sed -n 's/^ *\(0x[0-9a-f]*\) "Memory Curator".*/\1/p'); do
+  if xwininfo -id "$candidate" | grep -q 'Map State: IsViewable'; then mapped=$((mapped + 1)); fi
+done
+echo "mapped windows: $mapped"
+kill -0 "$app" 2>/dev/null && echo "first instance still running"
 kill "$app"
 wait "$app" 2>/dev/null
 exit 0
@@ -47,7 +59,9 @@ exit 0
 
 
 @pytest.mark.slow
-def test_the_window_appears_with_the_menu_entrys_wm_class(tmp_path: Path) -> None:
+def test_the_window_appears_with_the_menu_entrys_wm_class_and_a_second_launch_hands_over(
+    tmp_path: Path,
+) -> None:
     xvfb_run = system_tool("xvfb-run")
     system_tool("xwininfo")
     system_tool("xprop")
@@ -62,6 +76,7 @@ def test_the_window_appears_with_the_menu_entrys_wm_class(tmp_path: Path) -> Non
         "LAUNCHER": str(launcher),
         "DATA": str(tmp_path / "data"),
         "LOG": str(tmp_path / "app.log"),
+        "LOG2": str(tmp_path / "second.log"),
     }
     (tmp_path / "runtime").mkdir(mode=0o700)
     result = subprocess.run(
@@ -87,3 +102,10 @@ def test_the_window_appears_with_the_menu_entrys_wm_class(tmp_path: Path) -> Non
     assert "_NET_WM_ICON(CARDINAL) = " in props, props  # the app icon reached the window
     assert "Map State: IsViewable" in props, props
     assert "Traceback" not in log, log
+
+    # The second launch found the first through its socket: one window, the first app alive.
+    second = (tmp_path / "second.log").read_text()
+    assert "second launch exited 0" in props, second
+    assert "already running; brought its window to the front" in second, second
+    assert "mapped windows: 1" in props, props
+    assert "first instance still running" in props, props
