@@ -116,7 +116,7 @@ def run_app(settings: Settings) -> int:
         return 1
     context = build_context(service, QSettings())
     window = build_main_window(context)
-    instance.activation_requested.connect(lambda: bring_to_front(window))
+    instance.activation_requested.connect(lambda token: bring_to_front(window, token))
     if os.environ.get("MEMORY_APP_EXIT_AFTER_PAINT"):
         probe = _FirstPaint(window)
         window.centralWidget().installEventFilter(probe)

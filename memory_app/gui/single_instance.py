@@ -7,7 +7,13 @@ to show its window and exits. The socket name is derived from the user and the r
 data directory, so a second data directory can still run its own app.
 
 The wire format is one JSON object per connection, ended by a newline, for example
-``{"action": "activate"}``. Anything else a connection sends is ignored.
+``{"action": "activate", "activation_token": "..."}``. Anything else a connection sends is
+ignored.
+
+On Wayland a compositor only lets a window take the focus with an activation token from
+whoever the user interacted with: the desktop's launcher hands one to the process it starts
+(`XDG_ACTIVATION_TOKEN`), so the second launch forwards its token and the first presents it
+when it raises its window. Without it the window would only flash in the task bar.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +40,10 @@ ACTIVATE: dict[str, Any] = {"action": "activate"}
 TIMEOUT_MS = 1500
 # A message is a few dozen bytes; more than this is not ours and is dropped.
 MAX_MESSAGE_BYTES = 4096
+TOKEN_VARIABLE = "XDG_ACTIVATION_TOKEN"
+# Compositors make short printable tokens (a UUID, "kwin-42", GNOME's "shell/App Name/1-2_TIME3");
+# control characters, other scripts or a long text are not one.
+TOKEN_PATTERN = re.compile(r"[\x20-\x7e]{1,512}")
 
 
 def server_name(data_dir: Path, user: str | None = None) -> str:
@@ -60,11 +71,12 @@ class SingleInstance(QObject):
     """Claims the data directory for this process, or talks to the process that has it.
 
     The first instance calls `claim()`, gets True and keeps listening; it emits
-    `activation_requested` whenever a later launch asks it to show itself. A later launch
-    gets False from `claim()` and calls `send()`.
+    `activation_requested(token)` whenever a later launch asks it to show itself, with the
+    later launch's Wayland activation token or "". A later launch gets False from `claim()`
+    and calls `send()`.
     """
 
-    activation_requested = Signal()
+    activation_requested = Signal(str)
 
     def __init__(self, data_dir: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -117,9 +129,12 @@ class SingleInstance(QObject):
         """Deliver one message (by default: show your window) to the first instance.
 
         Blocking with a timeout on every step: it runs before any event loop, in a process
-        that exits right after. Returns whether the message was handed over.
+        that exits right after. The activation request carries this launch's activation
+        token, if the launcher gave one. Returns whether the message was handed over.
         """
-        payload = json.dumps(ACTIVATE if message is None else message).encode("utf-8") + b"\n"
+        if message is None:
+            message = {**ACTIVATE, "activation_token": activation_token()}
+        payload = json.dumps(message).encode("utf-8") + b"\n"
         socket = QLocalSocket()
         socket.connectToServer(self.name)
         if not socket.waitForConnected(timeout_ms):
@@ -184,7 +199,8 @@ class SingleInstance(QObject):
             log.info("single instance: ignored a message that is not JSON")
             return
         if isinstance(message, dict) and message.get("action") == ACTIVATE["action"]:
-            self.activation_requested.emit()
+            token = message.get("activation_token")
+            self.activation_requested.emit(valid_token(token) if isinstance(token, str) else "")
         else:
             log.info("single instance: ignored an unknown message")
 
@@ -195,17 +211,37 @@ class SingleInstance(QObject):
         connection.deleteLater()
 
 
-def bring_to_front(window: QWidget) -> None:
+def valid_token(token: str) -> str:
+    """The token if it looks like an activation token, else "" (never put junk in the env)."""
+    return token if TOKEN_PATTERN.fullmatch(token) else ""
+
+
+def activation_token() -> str:
+    """This launch's Wayland activation token, "" when the launcher gave none."""
+    return valid_token(os.environ.get(TOKEN_VARIABLE, ""))
+
+
+def bring_to_front(window: QWidget, token: str = "") -> None:
     """Show the window the way the user left it, only not minimized, and on top.
 
     Window managers may refuse to hand focus to a process the user is not interacting
-    with; raising and requesting activation is the most an app can do.
+    with; raising and requesting activation is the most an app can do. On Wayland, Qt
+    presents the `XDG_ACTIVATION_TOKEN` of the environment when the window asks to be
+    activated (and unsets it); the token is put there for that one call only, so it never
+    reaches a child process started later.
     """
     state = window.windowState()
     window.setWindowState((state & ~Qt.WindowState.WindowMinimized) | Qt.WindowState.WindowActive)
     window.show()
     window.raise_()
-    window.activateWindow()
+    token = valid_token(token)
+    if token:
+        os.environ[TOKEN_VARIABLE] = token
+    try:
+        window.activateWindow()
+    finally:
+        if token:
+            os.environ.pop(TOKEN_VARIABLE, None)
 
 
 def note_already_running(sent: bool) -> int:

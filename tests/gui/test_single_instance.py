@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -60,8 +61,68 @@ def test_a_second_instance_does_not_claim_and_activates_the_first(
     second = make_instance(tmp_path / "data")
     assert not second.claim()
     assert not second.listening
-    with qtbot.waitSignal(first.activation_requested, timeout=5000):
+    with qtbot.waitSignal(first.activation_requested, timeout=5000) as blocker:
         assert second.send()
+    assert blocker.args == [""]  # launched from a terminal: no activation token
+
+
+def test_the_launchers_activation_token_travels_to_the_first_instance(
+    make_instance: Callable[[Path], SingleInstance],
+    qtbot: QtBot,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = make_instance(tmp_path / "data")
+    assert first.claim()
+    monkeypatch.setenv("XDG_ACTIVATION_TOKEN", "kwin-42_ab.c")
+    with qtbot.waitSignal(first.activation_requested, timeout=5000) as blocker:
+        assert make_instance(tmp_path / "data").send()
+    assert blocker.args == ["kwin-42_ab.c"]
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["line\nbreak", "tab\there", "t\u00f6k\u00e9n", "x" * 513, 42, None, ""],
+    ids=["newline", "tab", "not-ascii", "too-long", "number", "null", "empty"],
+)
+def test_a_token_that_is_not_one_is_dropped_but_the_window_still_comes_up(
+    make_instance: Callable[[Path], SingleInstance],
+    qtbot: QtBot,
+    tmp_path: Path,
+    token: object,
+) -> None:
+    first = make_instance(tmp_path / "data")
+    assert first.claim()
+    message = json.dumps({"action": "activate", "activation_token": token}).encode() + b"\n"
+    with qtbot.waitSignal(first.activation_requested, timeout=5000) as blocker:
+        send_raw(first.name, message)
+    assert blocker.args == [""]
+
+
+class RecordingWindow(QMainWindow):
+    """Records the activation token in the environment at the moment it is activated."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tokens: list[str | None] = []
+
+    def activateWindow(self) -> None:
+        self.tokens.append(os.environ.get("XDG_ACTIVATION_TOKEN"))
+        super().activateWindow()
+
+
+def test_the_token_is_in_the_environment_only_while_the_window_is_activated(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("XDG_ACTIVATION_TOKEN", raising=False)
+    window = RecordingWindow()
+    qtbot.addWidget(window)
+    window.show()
+    bring_to_front(window, "gnome-shell/Memory Curator/1234-5-host_TIME0")
+    bring_to_front(window)
+    bring_to_front(window, "not\ta token")
+    assert window.tokens == ["gnome-shell/Memory Curator/1234-5-host_TIME0", None, None]
+    assert "XDG_ACTIVATION_TOKEN" not in os.environ  # no child process inherits it
 
 
 def test_the_same_folder_spelled_differently_is_the_same_instance(tmp_path: Path) -> None:
@@ -177,9 +238,9 @@ def test_a_second_real_launch_activates_the_first_and_exits(
     data = tmp_path / "data"
     first = make_instance(data)
     assert first.claim()
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_ACTIVATION_TOKEN": "menu-7"}
     env.pop("MEMORY_APP_EXIT_AFTER_PAINT", None)
-    with qtbot.waitSignal(first.activation_requested, timeout=30000):
+    with qtbot.waitSignal(first.activation_requested, timeout=30000) as blocker:
         proc = subprocess.Popen(
             [sys.executable, "-m", "memory_app", "--data-dir", str(data)],
             stdout=subprocess.PIPE,
@@ -194,6 +255,7 @@ def test_a_second_real_launch_activates_the_first_and_exits(
                 proc.kill()
             _out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
+    assert blocker.args == ["menu-7"]
     assert NOTE in err
     assert not (data / "memory.db").exists()
     assert not data.exists()
