@@ -11,12 +11,10 @@ from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QFont, QHideEvent, QIcon, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFrame,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QScrollArea,
     QStackedLayout,
     QTreeWidget,
     QTreeWidgetItem,
@@ -30,6 +28,7 @@ from memory_app.domain.records import ActivityEntry, CategoryInfo, DashboardData
 from memory_app.gui.context import AppContext
 from memory_app.gui.times import full_time, upcoming_time
 from memory_app.gui.views.base import View
+from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.gui.widgets.stat_card import StatCard
 from memory_app.gui.widgets.welcome import WelcomePanel
 
@@ -123,13 +122,8 @@ class DashboardView(View):
         self.welcome.files_import_requested.connect(lambda: self._import_asking("import_files"))
         self.welcome.folder_import_requested.connect(lambda: self._import_asking("import_folder"))
 
-        self.scroll = QScrollArea(self)
-        self.scroll.setObjectName("dashboardScroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        content = QWidget(self.scroll)
+        self.scroll, content = scroll_page(self, "dashboardScroll")
         content.setObjectName("dashboardContent")
-        self.scroll.setWidget(content)
 
         self.cards: dict[str, StatCard] = {}
         for key, (caption, target) in CARDS.items():

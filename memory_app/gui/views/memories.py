@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTableView,
     QTextBrowser,
@@ -50,6 +49,7 @@ from memory_app.gui.models.memory_table_model import (
 )
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.memory_editor import MemoryEditor
+from memory_app.gui.widgets.scroll_page import scroll_page
 
 # No fixed debounce: a query starts on the next loop turn (after the instant narrowing of
 # the loaded rows has painted); while one is running, keystrokes coalesce into a single
@@ -248,11 +248,8 @@ class MemoriesView(View):
         self.editor.source_requested.connect(
             lambda where: self.context.events.navigate.emit("sources", where)
         )
-        scroll = QScrollArea(self)
-        scroll.setWidgetResizable(True)
+        scroll, _editor = scroll_page(self, content=self.editor)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(self.editor)
         scroll.setMinimumWidth(250)
         return scroll
 

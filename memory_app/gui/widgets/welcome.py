@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from memory_app.assets import APP_ICON_NAME, icon_path
 from memory_app.gui.context import AppContext
+from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.ingest import claude_projects_dir
 
 COLUMN_WIDTH = 560  # a readable line; the column narrows with the window, never widens
@@ -242,13 +242,8 @@ class WelcomePanel(QWidget):
         self._following_import = False
         self._focused = False
 
-        self.scroll = QScrollArea(self)
-        self.scroll.setObjectName("welcomeScroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        page = QWidget(self.scroll)
+        self.scroll, page = scroll_page(self, "welcomeScroll")
         page.setObjectName("welcomePage")
-        self.scroll.setWidget(page)
         self.column = QWidget(page)
         self.column.setObjectName("welcomeColumn")
         self.column.setMaximumWidth(COLUMN_WIDTH)
