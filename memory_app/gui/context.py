@@ -75,12 +75,16 @@ class AppEvents(QObject):
         navigate(str, object): show a view ("sources", "memories", …) with an argument,
             e.g. ("sources", (resource_id, turn_start, turn_end)).
         notify(str, object): a transient message; the object is an undo callback or None.
+        import_requested(object): import conversations where the request was made (the
+            Sources view owns importing): "files" or "folder" asks for them first; a list
+            of Paths imports those at once.
     """
 
     memories_changed = Signal()
     sources_changed = Signal()
     navigate = Signal(str, object)
     notify = Signal(str, object)
+    import_requested = Signal(object)
 
 
 class Dialogs:

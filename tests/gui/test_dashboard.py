@@ -155,12 +155,12 @@ def test_an_empty_store_shows_the_welcome_page(
     assert "Welcome to Memory Curator" in view.welcome.title.text()
     assert "~/.claude/projects" in view.welcome.history_note.text()
     assert "API key" in view.welcome.claude_card.text.text()
-    # Without a main window (no Sources view to import with), importing opens Sources.
+    # Importing is asked of the app (the Sources view imports, the dashboard stays shown).
     button = view.welcome.folder_button
     assert button.text().replace("&", "") == "Import Folder…"
-    with qtbot.waitSignal(context.events.navigate, timeout=1000) as blocker:
+    with qtbot.waitSignal(context.events.import_requested, timeout=1000) as blocker:
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    assert blocker.args == ["sources", "import"]
+    assert blocker.args == ["folder"]
 
 
 def test_conversations_without_memories_show_zeros_and_empty_charts(

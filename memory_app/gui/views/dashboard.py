@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
@@ -118,9 +117,6 @@ class DashboardView(View):
 
         self.welcome = WelcomePanel(context, self)
         self.welcome.setObjectName("dashboardWelcome")
-        self.welcome.history_import_requested.connect(self._import_history)
-        self.welcome.files_import_requested.connect(lambda: self._import_asking("import_files"))
-        self.welcome.folder_import_requested.connect(lambda: self._import_asking("import_folder"))
 
         self.scroll, content = scroll_page(self, "dashboardScroll")
         content.setObjectName("dashboardContent")
@@ -374,33 +370,6 @@ class DashboardView(View):
             self.context.events.navigate.emit("memories", entry.item_id)
         elif entry.kind == "maintenance":
             self.context.events.navigate.emit("maintenance", None)
-
-    # -- importing from the welcome page ----------------------------------------------
-
-    def _importer(self) -> Any:
-        """The Sources view, which owns importing (dialogs, progress, cancel, the report),
-        found through the main window; None when the dashboard stands alone."""
-        find = getattr(self.window(), "view", None)
-        try:
-            return find("sources") if callable(find) else None
-        except StopIteration:
-            return None
-
-    def _import_history(self, folder: Path) -> None:
-        """Import Claude Code's history at once; the page fills in when it is done."""
-        sources = self._importer()
-        if sources is None:
-            self.context.events.navigate.emit("sources", "import")
-            return
-        sources.start_import([folder])
-
-    def _import_asking(self, method: str) -> None:
-        """Ask for files or a folder (File ▸ Import's dialogs) and import, staying here."""
-        sources = self._importer()
-        if sources is None:
-            self.context.events.navigate.emit("sources", "import")
-            return
-        getattr(sources, method)()
 
     # -- Qt ---------------------------------------------------------------------------
 

@@ -525,6 +525,7 @@ class SourcesView(View):
         self._build()
         context.events.sources_changed.connect(self._schedule_reload)
         context.events.memories_changed.connect(self._schedule_reload)
+        context.events.import_requested.connect(self._import_requested)
 
     # -- building -------------------------------------------------------------------------
 
@@ -931,6 +932,15 @@ class SourcesView(View):
         if folder is not None:
             self._remember_folder(folder)
             self.start_import([folder])
+
+    def _import_requested(self, request: object) -> None:
+        """Another view asked to import (see AppEvents.import_requested)."""
+        if request == "files":
+            self.import_files()
+        elif request == "folder":
+            self.import_folder()
+        elif isinstance(request, list | tuple):
+            self.start_import([Path(path) for path in request])
 
     def _start_folder(self, *, prefer_claude: bool) -> Path | None:
         claude = claude_projects_dir()

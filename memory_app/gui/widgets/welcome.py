@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPaintEvent, QPalette, QPen, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -219,21 +219,12 @@ class ExtractorCard(QFrame):
 class WelcomePanel(QWidget):
     """Importing the first conversations, and which extractor will read them.
 
-    The panel asks for imports by signal (the Sources view owns importing: dialogs,
-    progress, the report); it follows any running import through `context.status`, opens
-    Settings through `context.events.navigate`, and reads the extractor in use from
+    The panel asks for imports through `context.events.import_requested` (the Sources
+    view owns importing: dialogs, progress, the report) and stays in place meanwhile; it
+    follows any running import through `context.status`, opens Settings through
+    `context.events.navigate`, and reads the extractor in use from
     `context.service.extractor` each time it is shown.
-
-    Signals:
-        history_import_requested(object): import this folder (Claude Code's projects
-            folder, a Path) without asking.
-        files_import_requested: ask for conversation files and import them.
-        folder_import_requested: ask for a folder and import it.
     """
-
-    history_import_requested = Signal(object)
-    files_import_requested = Signal()
-    folder_import_requested = Signal()
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -307,11 +298,11 @@ class WelcomePanel(QWidget):
         self.files_button = QPushButton("Import Fi&le…", self.column)
         self.files_button.setObjectName("importFileButton")
         self.files_button.setToolTip("Claude Code sessions (.jsonl), text or Markdown files")
-        self.files_button.clicked.connect(self.files_import_requested)
+        self.files_button.clicked.connect(lambda: self.request_import("files"))
         self.folder_button = QPushButton("Import F&older…", self.column)
         self.folder_button.setObjectName("importFolderButton")
         self.folder_button.setToolTip("Every conversation in a folder and the folders below it")
-        self.folder_button.clicked.connect(self.folder_import_requested)
+        self.folder_button.clicked.connect(lambda: self.request_import("folder"))
         self.import_buttons = (self.history_button, self.files_button, self.folder_button)
         # The two rows of buttons as wide as each other: they line up as one block.
         half = max(b.sizeHint().width() + 16 for b in (self.files_button, self.folder_button))
@@ -434,9 +425,13 @@ class WelcomePanel(QWidget):
 
     # -- actions ----------------------------------------------------------------------
 
+    def request_import(self, request: object) -> None:
+        """Ask the Sources view to import (see AppEvents.import_requested)."""
+        self.context.events.import_requested.emit(request)
+
     def _import_history(self) -> None:
         if self.history is not None and self.history.sessions:
-            self.history_import_requested.emit(self.history.folder)
+            self.request_import([self.history.folder])
 
     def open_settings(self) -> None:
         self.context.events.navigate.emit("settings", None)
