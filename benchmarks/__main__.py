@@ -4,6 +4,7 @@ python -m benchmarks                          # every benchmark, at the issue's 
 python -m benchmarks store --items 20000
 python -m benchmarks locomo retrieve          # retrieval quality (LoCoMo) and speed
 python -m benchmarks consolidation            # nightly maintenance at 100k memories
+python -m benchmarks quality                  # memory quality: dev and frozen test sets
 python -m benchmarks startup search stall --items 5000 --queries 20 --files 40
 """
 
@@ -18,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
-NAMES = ("store", "retrieve", "locomo", "consolidation", "startup", "search", "stall")
+NAMES = (
+    "store",
+    "retrieve",
+    "locomo",
+    "consolidation",
+    "quality",
+    "startup",
+    "search",
+    "stall",
+)
 
 
 def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[str, Any]], Any]:
@@ -49,6 +59,10 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
         from benchmarks import consolidation as module
 
         return "consolidation", lambda: module.run(items=args.items), module
+    if name == "quality":
+        from benchmarks import quality as module
+
+        return "quality", module.run, module
     if name == "startup":
         from benchmarks import gui_startup as module
 

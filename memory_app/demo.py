@@ -92,7 +92,9 @@ CONVERSATIONS: tuple[tuple[str, str, str, tuple[tuple[str, str], ...]], ...] = (
 )
 
 
-# A preference that changed: the conflict inbox has something to show.
+# Two statements of one rule with different values and no word of a change: the conflict
+# inbox has something to decide. (Said as a change, "we switched to spaces from now on",
+# the newer would supersede the older by itself.)
 CHANGED_MIND: tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...] = (
     (40, "Formatting setup", (("We always indent with tabs in this repo.", "Understood."),)),
     (
@@ -100,7 +102,7 @@ CHANGED_MIND: tuple[tuple[int, str, tuple[tuple[str, str], ...]], ...] = (
         "Formatter switch",
         (
             (
-                "We switched from tabs to spaces last week, use spaces from now on.",
+                "We always indent with four spaces in this repo, never tabs.",
                 "Got it, I reformatted the files with four spaces.",
             ),
         ),

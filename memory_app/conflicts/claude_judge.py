@@ -1,39 +1,54 @@
 """The Claude contradiction judge (seed 004 "Contradiction Scanner"), optional.
 
 Asked only about the few candidate pairs the full-text search found, and only once per
-pair (the detector caches every verdict). It fails open: any API problem or unusable
-answer returns None and the detector uses the rule verdict instead, so a flaky network
-never blocks memorizing and never invents a conflict.
+pair (the detector caches every verdict). It names one of the rules judge's relations
+(update, contradiction, restatement, compatible: see `judge.RELATIONS`), so an update
+can supersede its older memory while a contradiction waits for a person. It fails open:
+any API problem or unusable answer returns None and the detector uses the rule verdict
+instead, so a flaky network never blocks memorizing and never invents a conflict.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 import pydantic
 
-from memory_app.conflicts.judge import Verdict
+from memory_app.conflicts.judge import CONFLICTING, Verdict
 from memory_app.extract.claude_settings import ClaudeSettings
 
 log = logging.getLogger(__name__)
 
-_PROMPT = """Two memories an AI coding assistant keeps about the same user or project.
-Do they contradict each other, so that both cannot be followed at the same time? A newer
-statement that changes an earlier choice ("we switched from X to Y") contradicts it.
-Statements about different things, or that agree, do not contradict.
+_PROMPT = """Two memories an AI coding assistant keeps about the same user or project. B was
+learnt after A.
 
 A (older): {older}
 B (newer): {newer}
 
-Answer with `contradicts` and a `reason` of at most ten words (e.g. "tabs vs spaces
-for indentation")."""
+How does B relate to A? Answer with exactly one `relation`:
+- "update": the same rule with a new value (another literal, suffix, number, tool,
+  library, service or naming pattern), and B presents it as a change ("switched to",
+  "from now on", "no longer", "now", "instead of", "changed to") or names A's value as
+  the one it replaces. B supersedes A.
+- "contradiction": both cannot be followed, and nothing in B says it replaces A:
+  opposite stances on the same thing ("always X" vs "never X"), or a different value
+  for the same rule stated flatly, with no sign of a change, as if both held.
+- "restatement": the same rule said again, agreeing, even in other words or with other
+  polarity words ("use pytest, never unittest" and "we use pytest and not unittest").
+- "compatible": both can be followed: different things, or one only adds detail to
+  the other.
+
+Also give a `reason` of at most ten words (e.g. "indentation changed from tabs to
+spaces")."""
+
+Relation = Literal["update", "contradiction", "restatement", "compatible"]
 
 
 class JudgeAnswer(pydantic.BaseModel):
-    contradicts: bool
-    reason: str = pydantic.Field(max_length=200)
+    relation: Relation
+    reason: str = pydantic.Field(max_length=200, description="At most ten words")
 
 
 class ClaudeJudge:
@@ -64,4 +79,9 @@ class ClaudeJudge:
         except (anthropic.AnthropicError, ValueError) as exc:
             log.warning("Claude could not judge a pair, using the rules instead: %s", exc)
             return None
-        return Verdict(answer.contradicts, answer.reason.strip() or "Claude", judge=self.name)
+        return Verdict(
+            answer.relation in CONFLICTING,
+            answer.reason.strip() or "Claude",
+            judge=self.name,
+            relation=answer.relation,
+        )

@@ -74,7 +74,15 @@ def judge_pairs(
 
 def record(session: Session, judged: Sequence[tuple[Pair, Verdict]]) -> list[int]:
     """Cache the verdicts and open a conflict per contradiction; returns new conflict ids."""
-    new: list[int] = []
+    return [conflict_id for conflict_id, _ in record_verdicts(session, judged)]
+
+
+def record_verdicts(
+    session: Session, judged: Sequence[tuple[Pair, Verdict]]
+) -> list[tuple[int, Verdict]]:
+    """`record`, with the verdict that opened each new conflict (an update is then
+    resolved by the caller: the newer statement supersedes the older)."""
+    new: list[tuple[int, Verdict]] = []
     for pair, verdict in judged:
         stored = conflict_store.save_verdict(
             session,
@@ -98,5 +106,5 @@ def record(session: Session, judged: Sequence[tuple[Pair, Verdict]]) -> list[int
             reason=verdict.reason,
             detector=verdict.judge,
         )
-        new.append(row.id or 0)
+        new.append((row.id or 0, verdict))
     return new

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from memory_app.domain.similarity import content_key
+from memory_app.domain.statements import frame, relate
 
 _TERM = r"[\w.+#/-]*\w"
 _NOISE = frozenset(
@@ -88,13 +89,43 @@ def _content(words: list[str]) -> list[str]:
     return [w for w in words if w not in _NOISE]
 
 
+# How two memories relate (seed 000 §2.4 evolution, seed 004 contradiction scanner):
+# - update: the same rule with a new value, and the newer says it is a change ("from now
+#   on", "switched", "instead"): the newer supersedes the older without asking;
+# - contradiction: both cannot be followed (a new value with no change cue, or opposite
+#   stances): a person decides in the conflict inbox;
+# - restatement: the same rule said again (agreeing, perhaps worded differently);
+# - compatible: related or unrelated, both can be followed.
+RELATIONS = ("update", "contradiction", "restatement", "compatible")
+CONFLICTING = frozenset({"update", "contradiction"})
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """Whether two statements contradict, and why in words a person can check."""
+    """Whether two statements contradict, and why in words a person can check.
+
+    `relation` refines `contradicts` (see RELATIONS); when not given it is
+    "contradiction" or "compatible" by `contradicts`.
+    """
 
     contradicts: bool
     reason: str
     judge: str = "rules"
+    relation: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.relation:
+            object.__setattr__(
+                self, "relation", "contradiction" if self.contradicts else "compatible"
+            )
+        elif self.relation not in RELATIONS:
+            raise ValueError(f"unknown relation {self.relation!r}")
+        elif (self.relation in CONFLICTING) != self.contradicts:
+            raise ValueError(f"relation {self.relation!r} disagrees with contradicts")
+
+    @property
+    def is_update(self) -> bool:
+        return self.relation == "update"
 
 
 @dataclass
@@ -206,10 +237,29 @@ def _polarity_conflict(a: _Stance, b: _Stance) -> str | None:
     return None
 
 
-def judge(older: str, newer: str) -> Verdict:
-    """Do two statements (older first) contradict each other?"""
+def judge(older: str, newer: str, *, same_topic: float | None = None) -> Verdict:
+    """How two statements (older first) relate: an update, a contradiction, a
+    restatement or compatible (see RELATIONS), with the reason.
+
+    The slot/value reading (domain/statements.py) decides first; the older wording rules
+    below only add contradictions it did not see, never over a restatement.
+    `same_topic`: an optional semantic similarity that can vouch for a paraphrase.
+    """
     if content_key(older) == content_key(newer):
-        return Verdict(False, "the same statement")
+        return Verdict(False, "the same statement", relation="restatement")
+    found = relate(older, newer, same_topic=same_topic)
+    if found.kind in CONFLICTING:
+        return Verdict(True, found.reason, relation=found.kind)
+    if found.kind == "restatement":
+        return Verdict(False, found.reason, relation="restatement")
+    legacy = _wording_rules(older, newer)
+    if legacy.contradicts:
+        kind = "update" if frame(newer).change_cue else "contradiction"
+        return Verdict(True, legacy.reason, relation=kind)
+    return Verdict(False, found.reason, relation="compatible")
+
+
+def _wording_rules(older: str, newer: str) -> Verdict:
     a, b = _stance(older), _stance(newer)
     for first, second in ((a, b), (b, a)):
         why = _polarity_conflict(first, second)

@@ -35,6 +35,19 @@ class ExtractedItem:
     context: str | None = None  # why it matters / how it was said
     turn_start: int | None = None  # positions of the turns it came from
     turn_end: int | None = None
+    # The id of an existing memory (one of the `known` passed to `extract`) that this
+    # item states a new value of: seed 000 §2.4 evolution. The service supersedes it.
+    updates: int | None = None
+
+
+@dataclass(frozen=True)
+class KnownMemory:
+    """An existing active memory shown to an extractor, so an answer can say which one
+    a new statement updates instead of adding a rival beside it."""
+
+    id: int
+    category: str
+    content: str
 
 
 class Extractor(Protocol):
@@ -43,7 +56,10 @@ class Extractor(Protocol):
     name: str
 
     def extract(
-        self, transcript: Transcript, categories: Sequence[Category]
+        self,
+        transcript: Transcript,
+        categories: Sequence[Category],
+        known: Sequence[KnownMemory] = (),
     ) -> list[ExtractedItem]: ...
 
 

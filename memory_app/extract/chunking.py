@@ -103,7 +103,9 @@ def restrict_turns(item: ExtractedItem, positions: Sequence[int]) -> ExtractedIt
 
 def merge_items(batches: Iterable[Sequence[ExtractedItem]]) -> list[ExtractedItem]:
     """One list from the chunks' answers: the same statement (normalized text) once, with
-    the highest confidence any chunk gave it; first-seen order is kept."""
+    the highest confidence any chunk gave it; first-seen order is kept. A chunk that saw
+    the statement as an update of an existing memory wins over one that did not say so
+    (the first such id when chunks disagree)."""
     best: dict[str, ExtractedItem] = {}
     for batch in batches:
         for item in batch:
@@ -111,6 +113,12 @@ def merge_items(batches: Iterable[Sequence[ExtractedItem]]) -> list[ExtractedIte
             if not key:
                 continue
             kept = best.get(key)
-            if kept is None or item.confidence > kept.confidence:
-                best[key] = item  # replacing a value keeps the key's first position
+            if kept is None:
+                best[key] = item
+                continue
+            winner = item if item.confidence > kept.confidence else kept
+            updates = kept.updates if kept.updates is not None else item.updates
+            if winner.updates != updates:
+                winner = replace(winner, updates=updates)
+            best[key] = winner  # replacing a value keeps the key's first position
     return list(best.values())

@@ -11,6 +11,11 @@ then the whole conversation fails and nothing is stored, so a later import retri
 Chunks run a few at a time; their items are merged (same statement once, highest
 confidence) and those under 0.75 dropped.
 
+Existing memories (`known`) are listed with each chunk, the ones sharing the most words
+with it first, so an answer can mark a new value of a stored rule as `updates` of that
+memory's id (seed 000 §2.4 evolution) and leave out mere repeats; an id the chunk's
+prompt did not list is dropped from the item.
+
 Transport failures (429, 529, other 5xx, timeouts, network) are retried by the SDK with
 backoff (`max_retries`); after that the call fails with a message that says what
 happened and that nothing was stored. Messages never contain the API key.
@@ -45,7 +50,12 @@ from memory_app.domain.records import MemoryRecord
 from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
 from memory_app.domain.transcripts import Transcript
 from memory_app.domain.usage import CallUsage
-from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, ExtractorError
+from memory_app.extract.base import (
+    CONFIDENCE_THRESHOLD,
+    ExtractedItem,
+    ExtractorError,
+    KnownMemory,
+)
 from memory_app.extract.chunking import (
     Chunk,
     chunk_transcript,
@@ -61,6 +71,7 @@ from memory_app.extract.prompts import (
     evolution_prompt,
     extraction_prompt,
     retry_note,
+    select_known,
     system_prompt,
 )
 from memory_app.extract.schemas import (
@@ -144,6 +155,8 @@ class ClaudeExtractor:
     Claude."""
 
     name = "claude"
+    # The service lists existing memories for `extract` only to extractors that read them.
+    reads_known_memories = True
 
     def __init__(
         self,
@@ -197,10 +210,15 @@ class ClaudeExtractor:
     # -- the Extractor protocol --------------------------------------------------------
 
     def extract(
-        self, transcript: Transcript, categories: Sequence[Category]
+        self,
+        transcript: Transcript,
+        categories: Sequence[Category],
+        known: Sequence[KnownMemory] = (),
     ) -> list[ExtractedItem]:
         """Memory items from one conversation; raises ExtractorError when Claude cannot
-        give a valid answer for every chunk (then nothing of it should be stored)."""
+        give a valid answer for every chunk (then nothing of it should be stored).
+
+        `known`: existing memories an item may say it `updates` (strongest first)."""
         self._refuse_after_auth_failure()
         chunks = chunk_transcript(transcript, self.settings.chunk_chars)
         if not chunks or not categories:
@@ -209,7 +227,7 @@ class ClaudeExtractor:
         error: str | None = None
         try:
             response_type = extraction_model_for(categories)
-            batches = self._run_chunks(chunks, categories, response_type, meter)
+            batches = self._run_chunks(chunks, categories, known, response_type, meter)
         except ExtractorError as exc:
             error = str(exc)
             raise
@@ -226,6 +244,7 @@ class ClaudeExtractor:
         self,
         chunks: list[Chunk],
         categories: Sequence[Category],
+        known: Sequence[KnownMemory],
         response_type: type[ExtractionResponseBase],
         meter: _Meter,
     ) -> list[list[ExtractedItem]]:
@@ -233,7 +252,7 @@ class ClaudeExtractor:
 
         def one(index: int) -> list[ExtractedItem]:
             return self._extract_chunk(
-                chunks[index], index + 1, parts, categories, response_type, meter, 0
+                chunks[index], index + 1, parts, categories, known, response_type, meter, 0
             )
 
         workers = min(self.settings.concurrency, parts)
@@ -253,13 +272,21 @@ class ClaudeExtractor:
         part: int,
         parts: int,
         categories: Sequence[Category],
+        known: Sequence[KnownMemory],
         response_type: type[ExtractionResponseBase],
         meter: _Meter,
         depth: int,
     ) -> list[ExtractedItem]:
-        prompt = extraction_prompt(chunk.text, categories, part=part, parts=parts)
+        shown = select_known(known, chunk.text)
+        prompt = extraction_prompt(
+            chunk.text, categories, part=part, parts=parts, known=shown, known_total=len(known)
+        )
+        # Only an id this prompt listed can be meant: any other is a misremembered number.
+        shown_ids = frozenset(m.id for m in shown)
         try:
-            items = self._ask(system_prompt(), prompt, response_type, lambda r: r.items(), meter)
+            items = self._ask(
+                system_prompt(), prompt, response_type, lambda r: r.items(shown_ids), meter
+            )
         except _Truncated:
             halves = split_chunk(chunk)
             if len(halves) == 1 or depth >= MAX_SPLITS:
@@ -272,7 +299,7 @@ class ClaudeExtractor:
                 item
                 for half in halves
                 for item in self._extract_chunk(
-                    half, part, parts, categories, response_type, meter, depth + 1
+                    half, part, parts, categories, known, response_type, meter, depth + 1
                 )
             ]
         return [restrict_turns(item, chunk.positions) for item in items]

@@ -18,13 +18,15 @@ Pipeline, per transcript:
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memory_app.domain.categories import DEFAULT_CATEGORIES, Category
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.extract import offline_rules as rules
-from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem
+from memory_app.extract.directives import directive_score, is_technical
+from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, KnownMemory
 from memory_app.extract.sentences import (
     clean_content,
     is_injected_turn,
@@ -112,6 +114,14 @@ def score_sentence(text: str, speaker: str) -> _Scored | None:
             continue
         if rule.pattern.search(text):
             best = rule
+    if best is not None and best.category in _ABOUT_CODE and not is_technical(text):
+        best = None  # "Remember that teamwork matters": the form of a rule, about nothing
+    if speaker == "user":
+        # A standing instruction in a form the table does not list: "Make sure every
+        # constant name ends with '_k'", "always add docstrings".
+        directive = directive_score(text)
+        if directive is not None and (best is None or directive > best.base):
+            best = _directive_rule(text, directive)
     if best is None:
         return None
 
@@ -137,8 +147,8 @@ def score_sentence(text: str, speaker: str) -> _Scored | None:
     # Only near the start: in "I like X, so keep using them" the pronoun has its referent.
     if rules.VAGUE.search(" ".join(text.split()[:_VAGUE_WINDOW])):
         confidence -= VAGUE_PENALTY
-    if rules.OFF_TOPIC.search(text):
-        confidence -= OFF_TOPIC_PENALTY
+    if rules.OFF_TOPIC.search(text) and not _NAMES_A_TOOL.search(text):
+        confidence -= OFF_TOPIC_PENALTY  # "we always have standup at 10", not "use Zoom for"
     words = word_count(text)
     if words < 3:
         confidence -= TINY_PENALTY
@@ -151,6 +161,41 @@ def score_sentence(text: str, speaker: str) -> _Scored | None:
     if speaker == "assistant":
         confidence -= ASSISTANT_PENALTY
     return _Scored(best, min(confidence, _MAX_CONFIDENCE), rationale)
+
+
+# A capitalized name after the first word: a product or tool ("use Zoom for standups").
+_NAMES_A_TOOL = re.compile(r"(?<=\s)(?:[A-Z][a-z]+[A-Z]?\w*|[A-Z]{2,}\w*)\b")
+# A sentence whose object is the one before: "Keep it that way", "Do that everywhere".
+_REFERS_BACK = re.compile(
+    r"^(?:\w+\s+){0,3}?(?:keep|do|stick to|stick with|continue|follow|apply|use)"
+    r"(?:\s+doing|\s+using)?\s+(?:it|that|this|them|those|these|the same)\b|\b(?:keep|do) (?:it|that|this) (?:that|this)"
+    r" way\b|^(?:same|likewise) (?:for|with|in)\b",
+    re.IGNORECASE,
+)
+_ABOUT_CODE = frozenset({rules.PREF, rules.CONVENTION, rules.DECISION, rules.NOTE})
+_DECISION_FORM = re.compile(
+    r"\b(?:switched|switching|moved|moving|migrated|migrating|decided|chose|agreed|"
+    r"going with|went with|settled on|standardi[sz]ed on|we(?:'re| are)? (?:now )?using|"
+    r"we use \S+(?: \S+){0,4} (?:for|as) )",
+    re.IGNORECASE,
+)
+
+
+def _directive_rule(text: str, confidence: float) -> rules.Rule:
+    """A rule standing for a directive found by its form, filed by what it is about."""
+    category = rules.PREF
+    if _DECISION_FORM.search(text):
+        category = rules.DECISION
+    return rules.Rule(
+        name="directive",
+        category=category,
+        base=round(confidence, 2),
+        pattern=_NEVER_MATCHES,
+        weak=False,
+    )
+
+
+_NEVER_MATCHES = re.compile(r"(?!x)x")
 
 
 def _best_reading(text: str, speaker: str) -> tuple[str, _Scored | None]:
@@ -249,9 +294,16 @@ class OfflineExtractor:
     """Rule-based extractor: explicit statements in prose, scored and de-duplicated."""
 
     name = "offline"
+    # No model, no cost: read the whole conversation, however long (seed 001's caps
+    # bound what a model is sent; here they would only lose what comes after them).
+    max_input_chars = sys.maxsize
+    max_turn_chars = sys.maxsize
 
     def extract(
-        self, transcript: Transcript, categories: Sequence[Category]
+        self,
+        transcript: Transcript,
+        categories: Sequence[Category],
+        known: Sequence[KnownMemory] = (),
     ) -> list[ExtractedItem]:
         wanted = {c.key: c for c in categories}
         state = _ConversationState()
@@ -261,8 +313,10 @@ class OfflineExtractor:
             if turn.is_statement and not (turn.speaker == "user" and is_injected_turn(turn.text)):
                 prose = sentences(turn.text)
                 hint = state.context_hint(turn.speaker)
+                previous: str | None = None
                 for sentence in prose:
-                    candidates.extend(self._candidates(sentence, turn, hint, wanted))
+                    candidates.extend(self._candidates(sentence, turn, hint, wanted, previous))
+                    previous = sentence
             state.observe(turn, prose)
         kept = _deduplicate(candidates)
         return [
@@ -273,13 +327,26 @@ class OfflineExtractor:
 
     @staticmethod
     def _candidates(
-        sentence: str, turn: Turn, hint: str, wanted: dict[str, Category]
+        sentence: str,
+        turn: Turn,
+        hint: str,
+        wanted: dict[str, Category],
+        previous: str | None = None,
     ) -> list[_Candidate]:
         found: list[_Candidate] = []
         for unit in _units(sentence):
             if len(unit) > MAX_CONTENT_CHARS + 20:
                 continue  # could never become a memory's content; don't pay for matching
             unit, scored = _best_reading(unit, turn.speaker)
+            if previous and _REFERS_BACK.search(unit) and turn.speaker == "user":
+                # "We run mypy in strict mode. Keep it that way for new modules.": the rule
+                # is both sentences; "it" means the one before.
+                joined = f"{strip_filler(previous).rstrip('.!')}. {unit}"
+                joined_scored = score_sentence(joined, turn.speaker)
+                if joined_scored is not None and (
+                    scored is None or joined_scored.confidence > scored.confidence
+                ):
+                    unit, scored = joined, joined_scored
             if scored is None or scored.confidence < _KEEP_FLOOR:
                 continue
             content = clean_content(unit)

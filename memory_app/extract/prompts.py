@@ -1,7 +1,9 @@
 """The prompt templates of seed 000 §2.1–2.3 (kept as text files in `prompts/`) and how
 they are filled in: the conversation, the categories, the existing summary, new items.
 Beyond §2, `compression.txt` is seed 000 §6.3's `compressItems`: older memories of a
-category folded into a digest by topic.
+category folded into a digest by topic, and `known_memories.txt` lists existing memories
+in the extraction prompt so an answer can say which one a new value `updates` (§2.4
+evolution) instead of adding a rival beside it.
 
 Templates are plain text so they can be read and reviewed as prose, diffed, and changed
 without touching code. `string.Template` ($name) is used because the prompts are full of
@@ -18,6 +20,14 @@ from string import Template
 
 from memory_app.domain.categories import Category
 from memory_app.domain.records import MemoryRecord
+from memory_app.domain.similarity import content_words
+from memory_app.extract.base import KnownMemory
+
+# The existing memories shown with each chunk: enough for the rules a conversation is
+# likely to change, bounded so they never crowd out the conversation.
+MAX_KNOWN_ITEMS = 60
+MAX_KNOWN_CHARS = 6000
+KNOWN_CONTENT_CHARS = 300  # one long memory is cut, not left out
 
 # What each item of a category looks like in the answer: the shapes of seed 000 §2.1.
 # Categories a person adds use the generic shape.
@@ -100,9 +110,75 @@ def response_format(categories: Sequence[Category]) -> str:
     return json.dumps(shape, indent=2, ensure_ascii=False)
 
 
+def known_line(memory: KnownMemory) -> str:
+    """One existing memory as the prompt lists it: `[id] (category) content`."""
+    content = " ".join(memory.content.split())
+    if len(content) > KNOWN_CONTENT_CHARS:
+        content = content[: KNOWN_CONTENT_CHARS - 1].rstrip() + "…"
+    return f"[{memory.id}] ({memory.category}) {content}"
+
+
+def select_known(
+    known: Sequence[KnownMemory],
+    text: str,
+    *,
+    max_items: int = MAX_KNOWN_ITEMS,
+    max_chars: int = MAX_KNOWN_CHARS,
+) -> list[KnownMemory]:
+    """The existing memories to show with `text` (a chunk), most relevant first.
+
+    Relevance is the number of content words a memory shares with the chunk: cheap, and
+    a rule the chunk changes nearly always shares its subject words with it. Ties keep
+    the caller's order (the strongest memories first). At most `max_items` lines and
+    `max_chars` characters."""
+    words = content_words(text)
+    ranked = sorted(
+        enumerate(known), key=lambda pair: (-len(content_words(pair[1].content) & words), pair[0])
+    )
+    chosen: list[KnownMemory] = []
+    size = 0
+    seen: set[int] = set()
+    for _, memory in ranked:
+        if len(chosen) >= max_items:
+            break
+        if memory.id in seen:
+            continue
+        line = len(known_line(memory)) + 1
+        if size + line > max_chars:
+            continue  # a shorter one further down may still fit
+        chosen.append(memory)
+        seen.add(memory.id)
+        size += line
+    return chosen
+
+
+def known_section(known: Sequence[KnownMemory], total: int | None = None) -> str:
+    """The "Existing Memories" part of the extraction prompt; empty without memories.
+    `total`: how many there were when only the most relevant are shown."""
+    if not known:
+        return ""
+    note = ""
+    if total is not None and total > len(known):
+        note = (
+            f"These are {len(known)} of the {total} stored memories: those sharing the most "
+            "words with this conversation.\n"
+        )
+    return Template(template("known_memories.txt")).substitute(
+        known_note=note, known_memories="\n".join(known_line(m) for m in known)
+    )
+
+
 def extraction_prompt(
-    conversation: str, categories: Sequence[Category], *, part: int = 1, parts: int = 1
+    conversation: str,
+    categories: Sequence[Category],
+    *,
+    part: int = 1,
+    parts: int = 1,
+    known: Sequence[KnownMemory] = (),
+    known_total: int | None = None,
 ) -> str:
+    """The extraction prompt for one chunk; `known` are the existing memories it shows
+    (already selected, see `select_known`), out of `known_total`."""
     note = ""
     if parts > 1:
         note = (
@@ -113,6 +189,7 @@ def extraction_prompt(
         part_note=note,
         conversation=conversation,
         categories=categories_section(categories),
+        known_section=known_section(known, known_total),
         response_format=response_format(categories),
     )
 

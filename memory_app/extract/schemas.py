@@ -4,7 +4,9 @@ The same models give the JSON schema sent as the request's structured-output for
 validate the text that comes back, so what we ask for and what we accept cannot drift.
 Rules of §2.4: confidences in [0, 1], non-empty content, arrays of any length, no extra
 fields, and `no_content_to_extract` only on its own. Beyond the seed, every item may
-name its `source_turns` (provenance: which turns it came from) and a few `tags`.
+name its `source_turns` (provenance: which turns it came from), a few `tags`, and the id
+of an existing memory it `updates` (§2.4 evolution: a new value of the same rule); an id
+the prompt did not list is dropped, never an error, since the item itself is still good.
 
 Evolution answers (seed 001 §5) carry the sections of the merged summary and the change
 log; facts must cite items that exist.
@@ -49,8 +51,14 @@ class _Item(BaseModel):
     confidence: Confidence
     source_turns: list[int] = Field(default_factory=list)
     tags: list[Tag] = Field(default_factory=list, max_length=8)
+    updates: int | None = Field(
+        default=None,
+        description="The [id] of the existing memory this item gives a new value of",
+    )
 
-    def to_item(self, category: str) -> ExtractedItem:
+    def to_item(self, category: str, known_ids: Collection[int] = ()) -> ExtractedItem:
+        """The item; `updates` is kept only when it names one of `known_ids` (the
+        existing memories the prompt listed)."""
         content, context = self.content_and_context()
         turns = sorted(set(self.source_turns))
         return ExtractedItem(
@@ -61,6 +69,7 @@ class _Item(BaseModel):
             context=context or None,
             turn_start=turns[0] if turns else None,
             turn_end=turns[-1] if turns else None,
+            updates=self.updates if self.updates in known_ids else None,
         )
 
     @abstractmethod
@@ -160,8 +169,14 @@ class ExtractionResponseBase(BaseModel):
                 out[info.alias or name] = getattr(self, name)
         return out
 
-    def items(self) -> list[ExtractedItem]:
-        return [item.to_item(key) for key, found in self.category_lists().items() for item in found]
+    def items(self, known_ids: Collection[int] = ()) -> list[ExtractedItem]:
+        """Every item, with `updates` kept only for ids in `known_ids`."""
+        known = frozenset(known_ids)
+        return [
+            item.to_item(key, known)
+            for key, found in self.category_lists().items()
+            for item in found
+        ]
 
 
 @cache

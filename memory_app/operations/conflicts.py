@@ -53,11 +53,54 @@ class ConflictOperations(ServiceState):
             pairs = detector.plan(session, self.db.dialect, item_ids)
         judged = detector.judge_pairs(pairs, self.conflict_judge)  # no lock held
         with self.db.writing() as session:
-            new = detector.record(session, judged)
-            if self.auto_resolve == "newer_if_confident":
-                for conflict_id in new:
+            opened = detector.record_verdicts(session, judged)
+            for conflict_id, verdict in opened:
+                if verdict.is_update:
+                    self._supersede_update(session, conflict_id)
+                elif self.auto_resolve == "newer_if_confident":
                     self._auto_resolve(session, conflict_id)
-        return new
+        return [conflict_id for conflict_id, _ in opened]
+
+    def _record_stated_update(self, session: Session, older_id: int, newer_id: int) -> None:
+        """The extractor said the new memory updates an existing one (seed 000 §2.4):
+        the same as an update the judge found, if the older is still active and in the
+        same scope."""
+        rows = repo.items_by_ids(session, (older_id, newer_id))
+        older, newer = rows.get(older_id), rows.get(newer_id)
+        if older is None or newer is None or older.status != "active" or older_id == newer_id:
+            return
+        if not (older.project is None or newer.project is None or older.project == newer.project):
+            return
+        judge = self.extractor.name
+        if not conflict_store.save_verdict(
+            session, older_id, newer_id, contradicts=True, reason="updated", judge=judge
+        ):
+            return
+        row = conflict_store.create_conflict(
+            session,
+            newer.category,
+            (older_id, newer_id),
+            reason=f"updated by {judge}",
+            detector=judge,
+        )
+        self._supersede_update(session, row.id or 0)
+
+    def _supersede_update(self, session: Session, conflict_id: int) -> None:
+        """The newer statement says it changes the rule ("from now on", "switched",
+        "instead"): it supersedes the older one at once. Recorded as a conflict resolved
+        automatically, so the inbox shows it and one Reopen (or undo) reverses it."""
+        row = conflict_store.get_conflict(session, conflict_id)
+        items = self._conflict_items(session, conflict_id)
+        self._apply_resolution(
+            session,
+            row,
+            items,
+            "mark_outdated",
+            "an update: the newer statement changes the rule",
+            None,
+            actor="system",
+            status="auto_resolved",
+        )
 
     def _detect_quietly(self, item_ids: Sequence[int]) -> list[int]:
         """Detection after memorizing: a failure there must never lose the import."""

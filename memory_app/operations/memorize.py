@@ -10,8 +10,14 @@ from pathlib import Path
 
 from sqlmodel import Session
 
+from memory_app.conflicts.restatements import find_restated
 from memory_app.domain.categories import Category, default_importance
-from memory_app.domain.gates import MAX_TOTAL_CHARS, skip_reason, truncate_for_extraction
+from memory_app.domain.gates import (
+    MAX_TOTAL_CHARS,
+    MAX_TURN_CHARS,
+    skip_reason,
+    truncate_for_extraction,
+)
 from memory_app.domain.jobs import JobCancelled, JobState
 from memory_app.domain.records import (
     ImportReport,
@@ -28,6 +34,7 @@ from memory_app.domain.validation import ValidationError, validate_item_fields
 from memory_app.extract.base import (
     CONFIDENCE_THRESHOLD,
     ExtractedItem,
+    KnownMemory,
     SummaryEvolver,
     UsageReporter,
 )
@@ -46,6 +53,8 @@ from memory_app.store.errors import NotFoundError
 from memory_app.store.tables import CategorySummaryRow, MemoryItemRow, ResourceRow
 
 log = logging.getLogger(__name__)
+
+KNOWN_MEMORIES = 60  # existing memories shown to a model extractor, for updates
 
 
 class MemorizeOperations(ServiceState):
@@ -207,14 +216,35 @@ class MemorizeOperations(ServiceState):
         with the model usage either way."""
         if clean.is_sidechain:
             return [], None, []
+        # The caps bound a model's cost; the offline rules read the whole conversation.
         limit = getattr(self.extractor, "max_input_chars", MAX_TOTAL_CHARS)
-        cut, _ = truncate_for_extraction(clean, max_total_chars=limit)
+        per_turn = getattr(self.extractor, "max_turn_chars", MAX_TURN_CHARS)
+        cut, _ = truncate_for_extraction(clean, max_turn_chars=per_turn, max_total_chars=limit)
         try:
-            extracted = self.extractor.extract(cut, known)
+            memories = self._known_memories(clean)
+            if memories:
+                extracted = self.extractor.extract(cut, known, known=memories)
+            else:
+                extracted = self.extractor.extract(cut, known)
         except Exception as exc:  # an extractor failure must never lose the import
             reason = f"{self.extractor.name} extractor failed: {exc}"
             return [], reason, self._take_usage()
         return extracted, None, self._take_usage()
+
+    def _known_memories(self, transcript: Transcript) -> list[KnownMemory]:
+        """The active memories an extractor may say a new statement updates: the
+        conversation's project's and the global ones, strongest first. Only a model
+        extractor reads them, so the offline path pays nothing."""
+        if not getattr(self.extractor, "reads_known_memories", False):
+            return []
+        with self.db.reading() as session:
+            rows = repo.list_items(session, limit=KNOWN_MEMORIES * 3)
+        rows = [r for r in rows if r.project in (None, transcript.project)]
+        rows.sort(key=lambda r: (-(r.pinned or 0), -r.confidence, -(r.id or 0)))
+        return [
+            KnownMemory(id=r.id or 0, category=r.category, content=r.content)
+            for r in rows[:KNOWN_MEMORIES]
+        ]
 
     def _learn(
         self,
@@ -235,6 +265,8 @@ class MemorizeOperations(ServiceState):
             )
             if outcome == "added":
                 learnt.added.append(item_id)
+                if item.updates is not None:
+                    self._record_stated_update(session, item.updates, item_id)
             elif outcome == "reinforced":
                 learnt.reinforced.append(item_id)
             elif outcome == "suppressed":
@@ -330,6 +362,10 @@ class MemorizeOperations(ServiceState):
         duplicate = repo.find_duplicate(session, self.db.dialect, category.key, content)
         if duplicate is not None and is_opposite(duplicate.content, content):
             duplicate = None  # same words, opposite meaning: a contradiction, not a repeat
+        if duplicate is None:  # the same rule in other words, perhaps in a related category
+            duplicate = find_restated(
+                session, self.db.dialect, category.key, transcript.project, content
+            )
         if duplicate is not None and duplicate.id is not None:
             if duplicate.status in ("deleted", "superseded"):
                 return "suppressed", duplicate.id, category.key

@@ -46,7 +46,7 @@ def test_both_sides_with_the_differing_words_marked(
     load(view, settle)
     assert view.pages.currentWidget() is view.main
     assert view.inbox.count() == 1
-    assert "switched from tabs to spaces" in view.inbox.item(0).text()
+    assert "tabs → spaces" in view.inbox.item(0).text()
     assert view.detail is not None
     assert [i.id for i in view.detail.items] == [older, newer]
     assert "font-weight:600" in view.newer.content.text()  # differing words marked

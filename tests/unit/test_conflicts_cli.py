@@ -37,7 +37,7 @@ def run(capsys: pytest.CaptureFixture[str], data: Path, *args: str) -> tuple[int
 def test_list_and_show(capsys: pytest.CaptureFixture[str], data: Path) -> None:
     code, out, _ = run(capsys, data, "conflicts", "list")
     assert code == 0
-    assert "#1" in out and "unresolved" in out and "switched from tabs to spaces" in out
+    assert "#1" in out and "unresolved" in out and "tabs → spaces" in out
 
     code, out, _ = run(capsys, data, "conflicts", "list", "--json")
     listed = json.loads(out)

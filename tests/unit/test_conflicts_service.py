@@ -26,7 +26,10 @@ from memory_app.store.tables import (
 from tests.helpers import conversation
 
 TABS = "We always indent with tabs in this repo."
-SPACES = "We switched from tabs to spaces last week, use spaces from now on."
+# A new value with no change cue: a contradiction a person decides.
+SPACES = "We always indent with spaces in this repo, never tabs."
+# The same new value said as a change: an update, resolved at once (and reversible).
+SWITCHED = "We switched from tabs to spaces last week, use spaces from now on."
 
 
 def said(text: str, days_ago: float, session: str, reply: str = "Understood.") -> Transcript:
@@ -70,7 +73,7 @@ def test_must_show_tabs_then_spaces_keep_newer_and_undo(service: MemoryService) 
     assert len(open_) == 1 and found == [open_[0].id]
     conflict = open_[0]
     assert conflict.item_ids == (older, newer)
-    assert conflict.reason == "switched from tabs to spaces"
+    assert conflict.reason == "tabs → spaces"
     assert service.get_stats().conflicts_open == 1
     before = row_counts(service)
 
@@ -101,6 +104,28 @@ def test_must_show_tabs_then_spaces_keep_newer_and_undo(service: MemoryService) 
     assert reopened.decision is None and reopened.resolved_at is None
     assert service.get_stats().conflicts_open == 1
     assert row_counts(service) == before  # nothing was deleted, nothing duplicated
+
+
+def test_an_update_with_a_change_cue_supersedes_the_older_at_once(
+    service: MemoryService,
+) -> None:
+    older = service.memorize(said(TABS, 40, "a")).items_added[0]
+    result = service.memorize(said(SWITCHED, 2, "b"))
+    (newer,) = result.items_added
+    (found,) = result.conflicts_found
+    assert service.conflicts(("unresolved", "pending_user_review")) == []
+    conflict = service.get_conflict(found)
+    assert conflict.status == "auto_resolved" and conflict.item_ids == (older, newer)
+    assert conflict.reason == "tabs → spaces"
+    loser, winner = service.get_item(older), service.get_item(newer)
+    assert loser.status == "superseded" and loser.superseded_by == newer
+    assert loser.valid_until == winner.valid_from  # it stopped being true when the update was said
+    assert winner.status == "active"
+    assert service.item_history(older)[-1].actor == "system"
+    # A person can reverse it: the older memory comes back and the conflict waits for them.
+    reopened = service.reopen_conflict(found)
+    assert reopened.status == "unresolved"
+    assert service.get_item(older).status == "active"
 
 
 def test_detection_runs_once_per_pair(service: MemoryService) -> None:
@@ -276,8 +301,12 @@ def test_auto_resolve_leaves_a_less_confident_newer_statement_open(settings: Set
     service = MemoryService.open(settings, OfflineExtractor(), auto_resolve="newer_if_confident")
     try:
         service.memorize(said(TABS, 40, "a"))  # 0.9
-        service.memorize(said(SPACES, 1, "b"))  # 0.85
-        assert service.conflicts()[0].status == "unresolved"
+        # "I want" is weak wording: 0.86, below the older statement's 0.9.
+        service.memorize(said("I want every file indented with spaces, never tabs.", 1, "b"))
+        (conflict,) = service.conflicts()
+        items = [service.get_item(i) for i in conflict.item_ids]
+        assert items[1].confidence < items[0].confidence
+        assert conflict.status == "unresolved"
     finally:
         service.close()
 

@@ -114,7 +114,7 @@ def claude_service(settings: Settings, api: FakeMessagesAPI) -> MemoryService:
 
 
 def test_claude_verdicts_are_parsed_and_cached(settings: Settings) -> None:
-    api = FakeMessagesAPI({"contradicts": True, "reason": "tabs vs spaces for indentation"})
+    api = FakeMessagesAPI({"relation": "contradiction", "reason": "tabs vs spaces for indentation"})
     service = claude_service(settings, api)
     service.memorize(said(TABS, 40, "a"))
     service.memorize(said(SPACES, 1, "b"))
@@ -129,7 +129,7 @@ def test_claude_verdicts_are_parsed_and_cached(settings: Settings) -> None:
 
 
 def test_claude_saying_no_overrules_the_rules(settings: Settings) -> None:
-    api = FakeMessagesAPI({"contradicts": False, "reason": "different contexts"})
+    api = FakeMessagesAPI({"relation": "compatible", "reason": "different contexts"})
     service = claude_service(settings, api)
     service.memorize(said(TABS, 40, "a"))
     service.memorize(said(SPACES, 1, "b"))
@@ -147,7 +147,7 @@ def test_a_claude_failure_falls_back_to_the_rules(settings: Settings, reply: obj
     result = service.memorize(said(SPACES, 1, "b"))
     assert result.status == "success"
     (conflict,) = service.conflicts()
-    assert conflict.reason == "switched from tabs to spaces"
+    assert conflict.reason == "tabs → spaces"
     with service.db.reading() as session:
         assert session.exec(select(ConflictJudgementRow)).one().judge == "rules"
 

@@ -59,10 +59,10 @@ def test_precision_and_recall_on_the_labelled_set() -> None:
 @pytest.mark.parametrize(
     ("older", "newer", "reason"),
     [
-        ("We always indent with tabs.", "We switched from tabs to spaces.", "switched from tabs"),
+        ("We always indent with tabs.", "We switched from tabs to spaces.", "tabs → spaces"),
         ("Always use tabs.", "Never use tabs.", "‘always’ vs ‘never’ on tabs"),
-        ("The line length is 88.", "The line length is 100.", "line length: 88 vs 100"),
-        ("Use npm to install packages.", "Use pnpm to install packages.", "npm vs pnpm"),
+        ("The line length is 88.", "The line length is 100.", "88 → 100"),
+        ("Use npm to install packages.", "Use pnpm to install packages.", "npm → pnpm"),
     ],
 )
 def test_reasons_say_what_differs(older: str, newer: str, reason: str) -> None:

@@ -44,6 +44,7 @@ def test_the_templates_ship_inside_the_package() -> None:
         "edge_empty.txt",
         "edge_unclear.txt",
         "retry.txt",
+        "known_memories.txt",
     } <= names
 
 

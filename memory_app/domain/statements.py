@@ -1,0 +1,421 @@
+"""What a rule is about and what it says: slots, values and stances.
+
+Two memories can only contradict, update or restate each other when they are about the
+same thing, so each statement is read as a small frame:
+
+- **values**: what the rule picks. Quoted or backticked literals (`'_k'`, `` `src/` ``),
+  numbers (`100`, `3.12`), identifiers and names (`UPPER_SNAKE_CASE`, `Slack`, `RQ`), and
+  the object of a verb of choosing ("use **black**", "switched to **spaces**", "prefer
+  **pytest**");
+- **stance** per value: endorsed or rejected, decided clause by clause, so "use pytest,
+  never unittest" endorses pytest and rejects unittest (it agrees with "we use pytest
+  and not unittest" instead of contradicting it);
+- **slot**: the rule's other content words, stemmed, with a handful of spellings unified
+  ("indentation"/"indent", "repo"/"repository"): what the values are chosen for;
+- **change cue**: the newer statement says it is a change ("from now on", "switched",
+  "instead", "no longer", "now").
+
+`relate(older, newer)` compares two frames: opposite stances on a value, or the same slot
+with different values, conflict (an *update* with a change cue, else a *contradiction*);
+the same values on the same slot with no opposition is a *restatement*; anything else is
+*compatible*. Pure Python with linear regexes, no model: it runs on every write.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# --- words ----------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"`[^`]{1,60}`|'[^'\s][^']{0,40}'|\"[^\"]{1,40}\"|[A-Za-z0-9_][\w.+#/@-]*[\w+#]|[A-Za-z0-9]"
+)
+# fmt: off
+_STOP = frozenset("""
+a an the and or of to in on at for with by as from into onto per via than then that this
+these those it its is are was were be been being am we i you he she they our my your their
+us me them do does did done doing have has had having will would shall should can could
+may might must need needs needed want wants like please just also really actually always
+ever every each all any some only so very too more most much many here there when where
+which who whom what why how if else while about across after before over under again
+keep keeps kept make makes made sure ensure ensures let lets let's go going get gets got
+new old now from now on going forward time times thing things way ways stuff one ones
+repo repository project codebase code team everyone anyone someone people guys folks
+still yet already okay ok yes no not never don't dont doesn't isn't aren't won't can't
+cannot shouldn't wouldn't didn't without instead rather stop stopped no longer anymore
+use uses used using prefer prefers preferred choose chose chosen pick picked adopt
+adopted go went stick stay switch switched switching move moved moving migrate migrated
+migrating replace replaced replacing change changed changing start started starting
+default standard rule rules convention conventions decision decided agree agreed
+thanks thank remember note important because since otherwise reason
+last next week weeks month months year years day days today yesterday tomorrow recently
+ago sprint quarter earlier later soon
+""".split())
+# fmt: on
+# Spellings of one idea, unified before stemming.
+_SAME = {
+    "repo": "repository",
+    "db": "database",
+    "config": "configuration",
+    "cfg": "configuration",
+    "env": "environment",
+    "deps": "dependency",
+    "dep": "dependency",
+    "docs": "documentation",
+    "doc": "documentation",
+    "msg": "message",
+    "msgs": "message",
+    "func": "function",
+    "fn": "function",
+    "var": "variable",
+    "vars": "variable",
+    "const": "constant",
+    "consts": "constant",
+    "indentation": "indent",
+    "indenting": "indent",
+    "indented": "indent",
+    "formatter": "format",
+    "formatting": "format",
+    "linter": "lint",
+    "linting": "lint",
+    "tests": "test",
+    "testing": "test",
+    "e2e": "end-to-end",
+    "length": "length",
+    "len": "length",
+    "max": "maximum",
+    "min": "minimum",
+    "pr": "pull-request",
+    "prs": "pull-request",
+    "ci": "ci",
+}
+
+
+def stem(word: str) -> str:
+    """A light stem: enough for "names"/"name", "indents"/"indent", "standups"/"standup"."""
+    word = word.lower().strip("'\"`.,;:!?()[]")
+    word = _SAME.get(word, word)
+    if not word.isalpha() or len(word) <= 3:
+        return word
+    for suffix in ("ations", "ation", "ings", "ing", "ies", "ers", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            if suffix == "ies":
+                base += "y"
+            elif suffix in ("ing", "ed") and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]  # "logging" → "log", "mapped" → "map"
+            elif suffix == "es" and not base.endswith(("s", "x", "z", "ch", "sh")):
+                base += "e"
+            return _SAME.get(base, base)
+    return word
+
+
+def _literal(token: str) -> bool:
+    return token[0] in "`'\"" and len(token) > 1
+
+
+def _value_like(token: str, first: bool) -> bool:
+    """A token that names something rather than describing it: a literal, a number, an
+    identifier, an acronym or a capitalized name that is not the sentence's first word."""
+    if _literal(token) or any(ch.isdigit() for ch in token):
+        return True
+    if any(ch in token for ch in "_./@#+") and any(ch.isalpha() for ch in token):
+        return True
+    letters = [ch for ch in token if ch.isalpha()]
+    if len(letters) >= 2 and all(ch.isupper() for ch in letters):
+        return True  # RQ, AWS, UPPER
+    if token[0].isupper() and not first:
+        return True
+    return any(ch.isupper() for ch in token[1:]) and token[0].isalpha()  # camelCase, PascalCase
+
+
+def value_key(token: str) -> str:
+    """How a value is compared: case, quotes and plural endings ignored."""
+    text = token.strip("`'\"").lower().rstrip(".")
+    return stem(text) if text.isalpha() else text
+
+
+# --- frames -----------------------------------------------------------------------------
+
+# Verbs whose object is the value chosen.
+_CHOOSE = re.compile(
+    r"\b(?:use|uses|using|used|prefer|prefers|preferring|preferred|choose|chose|pick|picked|"
+    r"adopt|adopted|go with|going with|went with|stick with|stick to|standardi[sz]e on|"
+    r"rely on|relying on|switch(?:ed|ing)? (?:over )?to|mov(?:e|ed|ing) (?:over )?to|"
+    r"migrat(?:e|ed|ing) to|replace(?:d)? (?:it |them )?with|format(?:ted)? with|"
+    r"written in|write in|run on|runs on|host(?:ed)? on|deploy(?:ed)? (?:to|on)|"
+    r"indent with|lint with|test with|log with|build with|manage(?:d)? with|"
+    r"is|are|be|should be|must be|to be|set to)\s+",
+    re.IGNORECASE,
+)
+# Words that end an object: what follows is the purpose or a reason, not the value.
+_OBJECT_END = frozenset(
+    "for to when in on as at because since so but and or with instead rather than over "
+    "not never unless except if while until per by from".split()
+)
+_NEGATIONS = re.compile(
+    r"\b(?:never|don'?t|do not|does not|doesn'?t|no longer|not|no|avoid|avoiding|stop|"
+    r"stopped|quit|drop|dropped|ban|banned|without|nor|forbid|forbidden|"
+    r"isn'?t|aren'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|neither)\b",
+    re.IGNORECASE,
+)
+# "X instead of Y", "X rather than Y", "X over Y", "X, not Y": Y is rejected.
+_REJECTED_AFTER = re.compile(
+    r"\b(?:instead of|rather than|in place of|over|(?:and|but|or) (?:not|never|no))\s+",
+    re.IGNORECASE,
+)
+# A short verbless clause of rejection: "..., never unittest", "not npm".
+_SHORT_REJECTION = re.compile(r"^(?:but\s+)?(?:not|never|no)\s+(?P<rest>\S+(?:\s+\S+){0,2})$", re.I)
+_REJECTED_BEFORE = re.compile(r"\b(?:replac(?:e|ed|ing))\s+", re.IGNORECASE)
+_SWITCH_FROM = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went|chang(?:e|ed|ing)|"
+    r"transition(?:ed|ing)?)\s+(?:over\s+|back\s+)?(?:away\s+)?from\s+",
+    re.IGNORECASE,
+)
+_CHANGE_CUE = re.compile(
+    r"\b(?:from now on|going forward|moving forward|from today|from here on|as of (?:now|"
+    r"today)|starting (?:now|today)|henceforth|these days|nowadays|switch(?:ed|ing)?|"
+    r"mov(?:ed|ing) (?:over )?(?:to|away)|migrat(?:ed|ing)|replac(?:e|ed|ing)|instead|"
+    r"no longer|any ?more|not .{1,40} anymore|now|chang(?:ed|ing) (?:to|it|over)|"
+    r"new (?:rule|convention|standard|policy|approach)|updated?|rather than|"
+    r"stop(?:ped)? using|dropp(?:ed|ing)|ditch(?:ed|ing)?|from here|going to|"
+    r"(?:we|i)(?:'ve| have) decided|(?:we|i) decided|let'?s (?:move|switch|go))\b",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"\s*(?:[;:]|,\s+(?:but|and|so)?|\s(?:but|while|whereas)\s)\s*")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One statement read as slot, values and stances."""
+
+    text: str
+    slot: frozenset[str]
+    endorsed: frozenset[str]
+    rejected: frozenset[str]
+    names: dict[str, str] = field(default_factory=dict, compare=False)  # key → as written
+    change_cue: bool = False
+    negative: bool = False  # the main clause says not to ("never mock the database")
+
+    @property
+    def values(self) -> frozenset[str]:
+        return self.endorsed | self.rejected
+
+    @property
+    def words(self) -> frozenset[str]:
+        return self.slot | self.values
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _object_after(text: str, start: int, limit: int = 3) -> list[str]:
+    """The value words right after a verb of choosing, up to a boundary word."""
+    out: list[str] = []
+    for token in _tokens(text[start : start + 80]):
+        low = token.lower()
+        if low in _OBJECT_END:
+            break
+        if low in ("a", "an", "the", "our", "my", "only", "just", "always", "all", "them"):
+            continue
+        if low in _STOP and not _literal(token):
+            if out:
+                break
+            continue
+        out.append(token)
+        if len(out) == limit:
+            break
+    return out
+
+
+def _clause_polarity(clause: str) -> bool:
+    """False when the clause says not to (never X, don't use X, no X)."""
+    return _NEGATIONS.search(clause) is None
+
+
+def _negated_before(clause: str, position: int) -> bool:
+    """Is the word at `position` under a negation: one among the few words before it,
+    with no "and"/"but"/"or" in between ("use pytest and never unittest": only unittest)."""
+    window = clause[max(0, position - 40) : position]
+    window = re.split(r"\b(?:and|but|or|then)\b|[,;]", window)[-1]
+    return _NEGATIONS.search(window) is not None
+
+
+def frame(text: str) -> Frame:
+    """Read one statement."""
+    names: dict[str, str] = {}
+    endorsed: set[str] = set()
+    rejected: set[str] = set()
+
+    def add(token: str, positive: bool) -> None:
+        key = value_key(token)
+        if not key or key in _STOP:
+            return
+        names.setdefault(key, token.strip("`'\""))
+        (endorsed if positive else rejected).add(key)
+
+    clauses = [c for c in _CLAUSE.split(text) if c and c.strip()]
+    for clause in clauses:
+        marked: set[str] = set()
+        # Explicit rejections inside a clause: "RQ instead of Celery", "X over Y".
+        for match in _REJECTED_AFTER.finditer(clause):
+            for token in _object_after(clause, match.end(), 2):
+                add(token, False)
+                marked.add(value_key(token))
+        short = _SHORT_REJECTION.match(clause.strip(" .!"))
+        if short is not None:
+            for token in _object_after(short["rest"], 0, 2):
+                add(token, False)
+                marked.add(value_key(token))
+        for match in _SWITCH_FROM.finditer(clause):
+            for token in _object_after(clause, match.end(), 2):
+                add(token, False)
+                marked.add(value_key(token))
+            target = re.compile(r"\s(?:over\s+)?to\s+").search(clause, match.end())
+            if target is not None and target.start() - match.end() < 40:
+                for token in _object_after(clause, target.end(), 2):
+                    if value_key(token) not in marked:
+                        add(token, True)
+                        marked.add(value_key(token))
+        for match in _REJECTED_BEFORE.finditer(clause):
+            for token in _object_after(clause, match.end(), 2):
+                add(token, False)
+                marked.add(value_key(token))
+        head = clause
+        cut = _REJECTED_AFTER.search(clause)
+        if cut is not None:
+            head = clause[: cut.start()]
+        for match in _CHOOSE.finditer(head):
+            for token in _object_after(head, match.end()):
+                if value_key(token) not in marked:
+                    add(token, not _negated_before(head, match.start() + 1))
+                    marked.add(value_key(token))
+        for n, match in enumerate(_TOKEN.finditer(clause)):
+            token = match.group(0)
+            if value_key(token) in marked:
+                continue
+            if _value_like(token, first=n == 0 and clause is clauses[0]):
+                add(token, not _negated_before(clause, match.start()))
+    values = endorsed | rejected
+    slot = frozenset(
+        s
+        for s in (
+            stem(t)
+            for t in _tokens(text)
+            if t.lower() not in _STOP and not _value_like(t, first=False)
+        )
+        if s and s not in _STOP and s not in values and not s.isdigit() and len(s) > 1
+    )
+    return Frame(
+        text=text,
+        slot=slot,
+        endorsed=frozenset(endorsed - rejected),
+        rejected=frozenset(rejected),
+        names=names,
+        change_cue=_CHANGE_CUE.search(text) is not None,
+        negative=not endorsed and bool(clauses) and not _clause_polarity(clauses[0]),
+    )
+
+
+# --- comparing two frames -------------------------------------------------------------
+
+
+def slot_overlap(a: Frame, b: Frame) -> float:
+    """How much two statements are about the same thing, by their slot words."""
+    if not a.slot or not b.slot:
+        return 0.0
+    return len(a.slot & b.slot) / len(a.slot | b.slot)
+
+
+@dataclass(frozen=True)
+class Relation:
+    """How a newer statement relates to an older one, with a reason a person can check."""
+
+    kind: str  # "update" | "contradiction" | "restatement" | "compatible"
+    reason: str
+
+
+SAME_SLOT = 0.5
+
+
+def _shown(frame_: Frame, keys: set[str] | frozenset[str]) -> str:
+    return ", ".join(sorted(frame_.names.get(k, k) for k in keys))
+
+
+def word_overlap(a: Frame, b: Frame) -> float:
+    """Jaccard similarity of all the content words (slot and values) of two frames."""
+    if not a.words or not b.words:
+        return 0.0
+    return len(a.words & b.words) / len(a.words | b.words)
+
+
+RESTATEMENT = 0.6
+
+
+def relate(older: str, newer: str, *, same_topic: float | None = None) -> Relation:
+    """Compare two statements (older first). `same_topic` is an optional similarity in
+    [0, 1] from elsewhere (an embedding) that can vouch for a paraphrase whose words
+    differ; it never makes a conflict on its own."""
+    a, b = frame(older), frame(newer)
+    conflict_kind = "update" if b.change_cue else "contradiction"
+    # Opposite stances on a value: one endorses what the other rejects.
+    against = (a.endorsed & b.rejected) | (a.rejected & b.endorsed)
+    if against:
+        word = _shown(a, against)
+        if a.endorsed & b.rejected:
+            new = b.endorsed - a.endorsed
+            if new:
+                reason = f"{word} → {_shown(b, new)}"
+            else:
+                reason = f"no longer {word}" if b.change_cue else f"‘always’ vs ‘never’ on {word}"
+        else:
+            reason = f"‘never’ vs ‘use’ on {word}"
+        return Relation(conflict_kind, reason)
+    overlap = slot_overlap(a, b)
+    same_slot = overlap >= SAME_SLOT
+    # The same rule picks another value: '_k' → '_c', Zoom → Slack, 88 → 100. A value of
+    # one that the other mentions at all (as a value or a word) is no substitution.
+    only_a = a.endorsed - b.words
+    only_b = b.endorsed - a.words
+    if same_slot and only_a and only_b and _comparable(a, b, only_a, only_b):
+        topic = _topic(a, b)
+        reason = f"{topic}: {_shown(a, only_a)} → {_shown(b, only_b)}"
+        return Relation(conflict_kind, reason.strip(": "))
+    if only_a and only_b:
+        return Relation("compatible", "different values for different things")
+    # No values to tell apart: the same action, said and then forbidden.
+    if overlap >= 0.7 and a.negative != b.negative and not (a.values ^ b.values):
+        word = " ".join(sorted(a.slot & b.slot)[:3])
+        return Relation(conflict_kind, f"‘always’ vs ‘never’ on {word}")
+    similar = word_overlap(a, b)
+    if (a.negative == b.negative or (a.values and b.values)) and (
+        similar >= RESTATEMENT or (same_topic is not None and same_topic >= 0.85 and similar > 0.3)
+    ):
+        return Relation("restatement", "the same rule")
+    return Relation("compatible", "no contradiction found")
+
+
+def _comparable(a: Frame, b: Frame, only_a: frozenset[str], only_b: frozenset[str]) -> bool:
+    """Values of one kind: a number is replaced by a number, a name by a name (so "line
+    length 100" vs "use black" is no value change)."""
+    kinds_a = {_kind(a.names.get(k, k)) for k in only_a}
+    kinds_b = {_kind(b.names.get(k, k)) for k in only_b}
+    return bool(kinds_a & kinds_b)
+
+
+def _kind(value: str) -> str:
+    if re.fullmatch(r"[\d.,]+%?", value):
+        return "number"
+    return "name"
+
+
+def _topic(a: Frame, b: Frame) -> str:
+    common = sorted(a.slot & b.slot)
+    return " ".join(common[:3])
+
+
+def restates(older: str, newer: str, *, same_topic: float | None = None) -> bool:
+    """True when the newer statement says the same rule again (a paraphrase)."""
+    return relate(older, newer, same_topic=same_topic).kind == "restatement"
