@@ -17,7 +17,8 @@ from datetime import datetime
 from sqlmodel import Session
 
 from memory_app.conflicts.candidates import MAX_CANDIDATES, candidates
-from memory_app.conflicts.judge import Verdict, judge
+from memory_app.conflicts.judge import Verdict
+from memory_app.conflicts.restatements import judge_with_meaning
 from memory_app.store import conflicts as conflict_store
 from memory_app.store import repository as repo
 from memory_app.store.dialects import Dialect
@@ -60,7 +61,7 @@ def plan(
 
 
 def judge_pairs(
-    pairs: Sequence[Pair], model: Judge | None = None, rules: Judge = judge
+    pairs: Sequence[Pair], model: Judge | None = None, rules: Judge = judge_with_meaning
 ) -> list[tuple[Pair, Verdict]]:
     out = []
     for pair in pairs:

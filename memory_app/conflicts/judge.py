@@ -252,9 +252,12 @@ def judge(older: str, newer: str, *, same_topic: float | None = None) -> Verdict
         return Verdict(True, found.reason, relation=found.kind)
     if found.kind == "restatement":
         return Verdict(False, found.reason, relation="restatement")
+    a, b = frame(older), frame(newer)
+    if (a.endorsed & b.endorsed) or (a.rejected & b.rejected):
+        return Verdict(False, found.reason, relation="compatible")  # they agree on a value
     legacy = _wording_rules(older, newer)
     if legacy.contradicts:
-        kind = "update" if frame(newer).change_cue else "contradiction"
+        kind = "update" if b.change_cue else "contradiction"
         return Verdict(True, legacy.reason, relation=kind)
     return Verdict(False, found.reason, relation="compatible")
 

@@ -15,7 +15,7 @@ from sqlmodel import Session
 
 from memory_app.conflicts import semantic
 from memory_app.conflicts.candidates import related
-from memory_app.conflicts.judge import judge
+from memory_app.conflicts.judge import Verdict, judge
 from memory_app.retrieval.ranker import affordable_terms
 from memory_app.store import repository as repo
 from memory_app.store.dialects import Dialect
@@ -24,7 +24,6 @@ from memory_app.store.fts_query import query_terms
 from memory_app.store.tables import MemoryItemRow
 
 MAX_LOOKED_AT = 12
-VOUCH = 0.85  # semantic similarity at which a paraphrase with few shared words is heard
 
 
 def find_restated(
@@ -72,6 +71,17 @@ def restates(older: str, newer: str) -> bool:
     if verdict.relation != "compatible":
         return False
     close = semantic.similarity(older, newer)
-    if close is None or close < VOUCH:
+    if close is None:
         return False
     return judge(older, newer, same_topic=close).relation == "restatement"
+
+
+def judge_with_meaning(older: str, newer: str) -> Verdict:
+    """The rules judge, helped by the semantic similarity where the model is present: it
+    can tell a slot is the same when the wording differs ("the session timeout is 30
+    minutes" / "sessions now expire after 15 minutes")."""
+    verdict = judge(older, newer)
+    if verdict.relation != "compatible":
+        return verdict
+    close = semantic.similarity(older, newer)
+    return verdict if close is None else judge(older, newer, same_topic=close)

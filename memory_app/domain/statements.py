@@ -50,6 +50,7 @@ migrating replace replaced replacing change changed changing start started start
 default standard rule rules convention conventions decision decided agree agreed
 thanks thank remember note important because since otherwise reason
 last next week weeks month months year years day days today yesterday tomorrow recently
+above below under beyond other each
 ago sprint quarter earlier later soon
 """.split())
 # fmt: on
@@ -162,7 +163,8 @@ _NEGATIONS = re.compile(
 )
 # "X instead of Y", "X rather than Y", "X over Y", "X, not Y": Y is rejected.
 _REJECTED_AFTER = re.compile(
-    r"\b(?:instead of|rather than|in place of|over|(?:and|but|or) (?:not|never|no))\s+",
+    r"\b(?:instead of|rather than|in place of|(?:and|but|or) (?:not|never|no))\s+|"
+    r"\b(?:prefer\w*|favou?r\w*|rather|better)\b[^,;]{1,60}?\s(?:over|than|to)\s+",
     re.IGNORECASE,
 )
 # A short verbless clause of rejection: "..., never unittest", "not npm".
@@ -218,6 +220,10 @@ def _object_after(text: str, start: int, limit: int = 3) -> list[str]:
         low = token.lower()
         if low in _OBJECT_END:
             break
+        if not out and low.endswith(("ed", "en", "ing", "ly")) and not _value_like(token, False):
+            break  # "are tracked in", "is written": a passive, not a value
+        if out and _kind(out[-1]) == "number":
+            break  # "100 characters": the number is the value, the rest its unit
         if low in ("a", "an", "the", "our", "my", "only", "just", "always", "all", "them"):
             continue
         if low in _STOP and not _literal(token):
@@ -286,7 +292,11 @@ def frame(text: str) -> Frame:
         head = clause
         cut = _REJECTED_AFTER.search(clause)
         if cut is not None:
-            head = clause[: cut.start()]
+            # "prefer tabs over spaces": the head keeps "prefer tabs", the object stops at
+            # "over"; "RQ instead of Celery": the head is "RQ".
+            head = (
+                clause[: cut.end()] if cut.group(0)[:1].lower() in "pfrb" else clause[: cut.start()]
+            )
         for match in _CHOOSE.finditer(head):
             for token in _object_after(head, match.end()):
                 if value_key(token) not in marked:
@@ -322,11 +332,46 @@ def frame(text: str) -> Frame:
 # --- comparing two frames -------------------------------------------------------------
 
 
+# Verbs and prepositions say how a rule is worded, not what it is about: "background jobs
+# run on Celery" and "we switched background jobs to Dramatiq" are one slot.
+# fmt: off
+_HOW = frozenset("""
+run ran track written write wrote host store stored kept keep live sit tell say talk goe
+go went come came sent send built build call name named set get got give put place
+serve served manag handl handle held hold make made done deploy deployed releas release
+above below under beyond within after before between through across around along
+""".split())
+# fmt: on
+
+
+def _topic_words(frame_: Frame) -> frozenset[str]:
+    return frozenset(w for w in frame_.slot if w not in _HOW)
+
+
 def slot_overlap(a: Frame, b: Frame) -> float:
-    """How much two statements are about the same thing, by their slot words."""
-    if not a.slot or not b.slot:
+    """How much two statements are about the same thing, by their topic words: 1 when
+    one side's topic is the other's (give or take one word), 0 when each side has a
+    qualifier the other lacks ("unit tests" / "load tests", "billing" / "notifications"),
+    else their Jaccard similarity."""
+    ta, tb = _topic_words(a), _topic_words(b)
+    if not ta or not tb:
         return 0.0
-    return len(a.slot & b.slot) / len(a.slot | b.slot)
+    small, large = sorted((ta, tb), key=len)
+    if small <= large and len(large) - len(small) <= 1:
+        return 1.0
+    if ta - tb and tb - ta:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def _swapped_word(a: Frame, b: Frame) -> tuple[str, str] | None:
+    """One topic word each that the other lacks, everything else shared: an unnamed value
+    changing ("mock HTTP with nock" / "with msw")."""
+    ta, tb = _topic_words(a), _topic_words(b)
+    ua, ub = ta - tb, tb - ta
+    if len(ua) == 1 and len(ub) == 1 and len(ta & tb) >= 2 and a.values == b.values:
+        return next(iter(ua)), next(iter(ub))
+    return None
 
 
 @dataclass(frozen=True)
@@ -338,6 +383,7 @@ class Relation:
 
 
 SAME_SLOT = 0.5
+SAME_TOPIC = 0.7  # embedding similarity that lets a partly shared slot count as the same
 
 
 def _shown(frame_: Frame, keys: set[str] | frozenset[str]) -> str:
@@ -374,7 +420,10 @@ def relate(older: str, newer: str, *, same_topic: float | None = None) -> Relati
             reason = f"‘never’ vs ‘use’ on {word}"
         return Relation(conflict_kind, reason)
     overlap = slot_overlap(a, b)
-    same_slot = overlap >= SAME_SLOT
+    shared_topic = _topic_words(a) & _topic_words(b)
+    same_slot = overlap >= SAME_SLOT or (
+        bool(shared_topic) and same_topic is not None and same_topic >= SAME_TOPIC
+    )
     # The same rule picks another value: '_k' → '_c', Zoom → Slack, 88 → 100. A value of
     # one that the other mentions at all (as a value or a word) is no substitution.
     only_a = a.endorsed - b.words
@@ -385,13 +434,22 @@ def relate(older: str, newer: str, *, same_topic: float | None = None) -> Relati
         return Relation(conflict_kind, reason.strip(": "))
     if only_a and only_b:
         return Relation("compatible", "different values for different things")
+    swapped = _swapped_word(a, b)
+    if swapped is not None and (same_topic is None or same_topic < 0.85):
+        return Relation(
+            conflict_kind, f"{' '.join(sorted(shared_topic)[:3])}: {swapped[0]} → {swapped[1]}"
+        )
     # No values to tell apart: the same action, said and then forbidden.
     if overlap >= 0.7 and a.negative != b.negative and not (a.values ^ b.values):
         word = " ".join(sorted(a.slot & b.slot)[:3])
         return Relation(conflict_kind, f"‘always’ vs ‘never’ on {word}")
     similar = word_overlap(a, b)
+    anchored = bool(a.endorsed & b.endorsed) and not (only_a or only_b)
+    substituted = bool(_topic_words(a) - b.words) and bool(_topic_words(b) - a.words)
     if (a.negative == b.negative or (a.values and b.values)) and (
-        similar >= RESTATEMENT or (same_topic is not None and same_topic >= 0.85 and similar > 0.3)
+        (similar >= RESTATEMENT and not substituted)
+        or (same_topic is not None and same_topic >= 0.85 and similar > 0.3)
+        or (anchored and (same_slot or (same_topic is not None and same_topic >= 0.6)))
     ):
         return Relation("restatement", "the same rule")
     return Relation("compatible", "no contradiction found")

@@ -224,12 +224,27 @@ def form(text: str) -> str | None:
 
 def _generic_object(body: str) -> bool:
     """An imperative about a kind of thing ("validate request bodies", "wrap errors")
-    rather than one thing ("clean up the payroll module", "fix this bug")."""
+    rather than one thing ("clean up the payroll module", "create a hello function")."""
     words = body.split()
     rest = [w.lower() for w in words[1:4] if w.lower() not in ("up", "out", "down", "over")]
     if not rest:
         return True  # "always add docstrings" reduced to "add docstrings": a habit
-    return rest[0] not in ("the", "this", "that", "these", "those", "my", "it", "his", "her")
+    # "add a goodbye function", "fix the login bug": one thing to do now.
+    return rest[0] not in (
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "it",
+        "his",
+        "her",
+        "a",
+        "an",
+        "one",
+        "me",
+    )
 
 
 # Base confidences: a request or a team's habit is as explicit as an imperative; a bare

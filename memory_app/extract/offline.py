@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from memory_app.domain.categories import DEFAULT_CATEGORIES, Category
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.extract import offline_rules as rules
-from memory_app.extract.directives import directive_score, is_technical
 from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, KnownMemory
+from memory_app.extract.directives import directive_score, is_technical
 from memory_app.extract.sentences import (
     clean_content,
     is_injected_turn,
@@ -168,8 +168,8 @@ _NAMES_A_TOOL = re.compile(r"(?<=\s)(?:[A-Z][a-z]+[A-Z]?\w*|[A-Z]{2,}\w*)\b")
 # A sentence whose object is the one before: "Keep it that way", "Do that everywhere".
 _REFERS_BACK = re.compile(
     r"^(?:\w+\s+){0,3}?(?:keep|do|stick to|stick with|continue|follow|apply|use)"
-    r"(?:\s+doing|\s+using)?\s+(?:it|that|this|them|those|these|the same)\b|\b(?:keep|do) (?:it|that|this) (?:that|this)"
-    r" way\b|^(?:same|likewise) (?:for|with|in)\b",
+    r"(?:\s+doing|\s+using)?\s+(?:it|that|this|them|those|these|the same)\b|"
+    r"\b(?:keep|do) (?:it|that|this) (?:that|this) way\b|^(?:same|likewise) (?:for|with|in)\b",
     re.IGNORECASE,
 )
 _ABOUT_CODE = frozenset({rules.PREF, rules.CONVENTION, rules.DECISION, rules.NOTE})
