@@ -435,7 +435,7 @@ def relate(older: str, newer: str, *, same_topic: float | None = None) -> Relati
     if only_a and only_b:
         return Relation("compatible", "different values for different things")
     swapped = _swapped_word(a, b)
-    if swapped is not None and (same_topic is None or same_topic < 0.85):
+    if swapped is not None:
         return Relation(
             conflict_kind, f"{' '.join(sorted(shared_topic)[:3])}: {swapped[0]} → {swapped[1]}"
         )
@@ -451,6 +451,8 @@ def relate(older: str, newer: str, *, same_topic: float | None = None) -> Relati
         or (same_topic is not None and same_topic >= 0.85 and similar > 0.3)
         or (anchored and (same_slot or (same_topic is not None and same_topic >= 0.6)))
     ):
+        if b.change_cue:  # the same rule, said as a change ("now", "no longer"): not a repeat
+            return Relation("update", f"changed: {' '.join(sorted(shared_topic)[:3])}".strip())
         return Relation("restatement", "the same rule")
     return Relation("compatible", "no contradiction found")
 
