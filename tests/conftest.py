@@ -41,13 +41,13 @@ def service(settings: Settings) -> Iterator[MemoryService]:
 
 @pytest.fixture(scope="session")
 def samples_dir() -> Path:
-    """The real sample files (`shared/samples/`, next to the repository).
+    """The real sample files, copied into tests/fixtures/samples/ with their provenance
+    and licences (SOURCES.md there), so a plain clone tests against them.
 
     Fails rather than skips: tests that silently stop checking real files are worse
-    than a loud failure on a machine where the samples are missing.
+    than a loud failure when the samples are missing.
     """
-    root = Path(__file__).resolve().parents[1]
-    path = root.parent / "shared" / "samples"
+    path = Path(__file__).resolve().parent / "fixtures" / "samples"
     if not path.is_dir():
-        pytest.fail(f"sample files not found: expected them in {path} (next to the repository)")
+        pytest.fail(f"sample files not found: expected them in {path}")
     return path
