@@ -55,7 +55,8 @@ TICK_MS = 5
 EXCLUDED_START_S = 0.2
 AFTER_IMPORT_S = 2.0  # keep ticking through the refresh the import triggers
 IMPORT_TIMEOUT_S = 150.0
-SAMPLES = Path("/work/shared/samples/claude-code")
+# The real sessions kept with the tests (tests/fixtures/samples/SOURCES.md says whence).
+SAMPLES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "samples" / "claude-code"
 TRACE_AFTER_S = 0.03
 TRACE_DEPTH = 6
 REAL_SAMPLE_EVERY = 10  # every 10th file is a varied copy of a real session, if present

@@ -13,7 +13,7 @@ from memory_app.service import MemoryService
 from memory_app.store import repository as repo
 
 
-def said(text: str, days_ago: float, session: str, project: str = "/work/shop") -> Transcript:
+def said(text: str, days_ago: float, session: str, project: str = "/home/dev/shop") -> Transcript:
     start = datetime.now(UTC) - timedelta(days=days_ago)
     turns = (
         Turn(0, "user", text, timestamp=start),
