@@ -34,9 +34,48 @@ def related(category: str) -> list[str]:
     return [category]
 
 
-def same_scope(a: MemoryItemRow, b: MemoryItemRow) -> bool:
+def in_scope(project_a: str | None, project_b: str | None) -> bool:
     """Same project, or one of them applies everywhere."""
-    return a.project is None or b.project is None or a.project == b.project
+    return project_a is None or project_b is None or project_a == project_b
+
+
+def same_scope(a: MemoryItemRow, b: MemoryItemRow) -> bool:
+    return in_scope(a.project, b.project)
+
+
+def related_ids(
+    session: Session,
+    dialect: Dialect,
+    content: str,
+    category: str,
+    *,
+    limit: int,
+    skip: set[int] | frozenset[int] = frozenset(),
+) -> list[int]:
+    """Active memories of the related categories sharing `content`'s words, best first.
+
+    Its rarer words only, once the common ones would match thousands of memories:
+    ranking every match of a long statement's OR query cost 40 ms at 100k memories.
+    """
+    words = affordable_terms(query_terms(content), session.connection())
+    if not words:
+        return []
+    hits: list[tuple[float, int]] = []
+    for key in related(category):
+        try:
+            found = dialect.search_item_ids(
+                session.connection(),
+                " ".join(words),
+                limit=min(limit + len(skip), 500),
+                category=key,
+                statuses=("active",),
+                match_any=True,
+            )
+        except EmptyQueryError:
+            return []
+        hits += [(score, item_id) for item_id, score in found if item_id not in skip]
+    hits.sort(key=lambda h: -h[0])
+    return [item_id for _, item_id in hits]
 
 
 def candidates(
@@ -47,26 +86,7 @@ def candidates(
         return []
     skip = {item.id} | conflict_store.judged_partners(session, item.id)
     skip |= conflict_store.open_partners(session, item.id)
-    # Its rarer words only, once the common ones would match thousands of memories:
-    # ranking every match of a long statement's OR query cost 40 ms at 100k memories.
-    words = affordable_terms(query_terms(item.content), session.connection())
-    if not words:
-        return []
-    hits: list[tuple[float, int]] = []
-    for category in related(item.category):
-        try:
-            found = dialect.search_item_ids(
-                session.connection(),
-                " ".join(words),
-                limit=min(limit + len(skip), 500),
-                category=category,
-                statuses=("active",),
-                match_any=True,
-            )
-        except EmptyQueryError:
-            return []
-        hits += [(score, item_id) for item_id, score in found if item_id not in skip]
-    hits.sort(key=lambda h: -h[0])
-    rows = repo.items_by_ids(session, [i for _, i in hits[: limit * 2]])
-    out = [rows[i] for _, i in hits if i in rows and same_scope(item, rows[i])]
+    ids = related_ids(session, dialect, item.content, item.category, limit=limit, skip=skip)
+    rows = repo.items_by_ids(session, ids[: limit * 2])
+    out = [rows[i] for i in ids if i in rows and same_scope(item, rows[i])]
     return out[:limit]

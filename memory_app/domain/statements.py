@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # --- words ----------------------------------------------------------------------------
 
@@ -169,6 +170,7 @@ _REJECTED_AFTER = re.compile(
 )
 # A short verbless clause of rejection: "..., never unittest", "not npm".
 _SHORT_REJECTION = re.compile(r"^(?:but\s+)?(?:not|never|no)\s+(?P<rest>\S+(?:\s+\S+){0,2})$", re.I)
+_SWITCH_TO = re.compile(r"\s(?:over\s+)?to\s+")
 _REJECTED_BEFORE = re.compile(r"\b(?:replac(?:e|ed|ing))\s+", re.IGNORECASE)
 _SWITCH_FROM = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went|chang(?:e|ed|ing)|"
@@ -249,8 +251,10 @@ def _negated_before(clause: str, position: int) -> bool:
     return _NEGATIONS.search(window) is not None
 
 
+@lru_cache(maxsize=4096)
 def frame(text: str) -> Frame:
-    """Read one statement."""
+    """Read one statement (cached: a pair is judged with and without a similarity, and
+    one memory meets many candidates)."""
     names: dict[str, str] = {}
     endorsed: set[str] = set()
     rejected: set[str] = set()
@@ -262,33 +266,36 @@ def frame(text: str) -> Frame:
         names.setdefault(key, token.strip("`'\""))
         (endorsed if positive else rejected).add(key)
 
+    marked: set[str] = set()  # the values one clause has spoken of
+
+    def take(
+        source: str, start: int, positive: bool, limit: int = 2, fresh: bool | None = None
+    ) -> None:
+        """The object after `start` gets this stance. An explicit rejection always
+        counts; otherwise (`fresh`) what the clause already said of a value stands."""
+        for token in _object_after(source, start, limit):
+            key = value_key(token)
+            if (positive if fresh is None else fresh) and key in marked:
+                continue
+            add(token, positive)
+            marked.add(key)
+
     clauses = [c for c in _CLAUSE.split(text) if c and c.strip()]
     for clause in clauses:
-        marked: set[str] = set()
+        marked.clear()
         # Explicit rejections inside a clause: "RQ instead of Celery", "X over Y".
         for match in _REJECTED_AFTER.finditer(clause):
-            for token in _object_after(clause, match.end(), 2):
-                add(token, False)
-                marked.add(value_key(token))
+            take(clause, match.end(), False)
         short = _SHORT_REJECTION.match(clause.strip(" .!"))
         if short is not None:
-            for token in _object_after(short["rest"], 0, 2):
-                add(token, False)
-                marked.add(value_key(token))
+            take(short["rest"], 0, False)
         for match in _SWITCH_FROM.finditer(clause):
-            for token in _object_after(clause, match.end(), 2):
-                add(token, False)
-                marked.add(value_key(token))
-            target = re.compile(r"\s(?:over\s+)?to\s+").search(clause, match.end())
+            take(clause, match.end(), False)
+            target = _SWITCH_TO.search(clause, match.end())
             if target is not None and target.start() - match.end() < 40:
-                for token in _object_after(clause, target.end(), 2):
-                    if value_key(token) not in marked:
-                        add(token, True)
-                        marked.add(value_key(token))
+                take(clause, target.end(), True)
         for match in _REJECTED_BEFORE.finditer(clause):
-            for token in _object_after(clause, match.end(), 2):
-                add(token, False)
-                marked.add(value_key(token))
+            take(clause, match.end(), False)
         head = clause
         cut = _REJECTED_AFTER.search(clause)
         if cut is not None:
@@ -298,10 +305,8 @@ def frame(text: str) -> Frame:
                 clause[: cut.end()] if cut.group(0)[:1].lower() in "pfrb" else clause[: cut.start()]
             )
         for match in _CHOOSE.finditer(head):
-            for token in _object_after(head, match.end()):
-                if value_key(token) not in marked:
-                    add(token, not _negated_before(head, match.start() + 1))
-                    marked.add(value_key(token))
+            positive = not _negated_before(head, match.start() + 1)
+            take(head, match.end(), positive, limit=3, fresh=True)
         for n, match in enumerate(_TOKEN.finditer(clause)):
             token = match.group(0)
             if value_key(token) in marked:

@@ -181,6 +181,9 @@ _DECISION_FORM = re.compile(
 )
 
 
+_NEVER_MATCHES = re.compile(r"(?!x)x")  # a directive is found by its form, not a pattern
+
+
 def _directive_rule(text: str, confidence: float) -> rules.Rule:
     """A rule standing for a directive found by its form, filed by what it is about."""
     category = rules.PREF
@@ -193,9 +196,6 @@ def _directive_rule(text: str, confidence: float) -> rules.Rule:
         pattern=_NEVER_MATCHES,
         weak=False,
     )
-
-
-_NEVER_MATCHES = re.compile(r"(?!x)x")
 
 
 def _best_reading(text: str, speaker: str) -> tuple[str, _Scored | None]:

@@ -10,6 +10,7 @@ from sqlmodel import Session
 
 from memory_app.conflicts import detector
 from memory_app.conflicts import resolution as resolving
+from memory_app.conflicts.candidates import same_scope
 from memory_app.domain.records import (
     CONFLICT_DECISIONS,
     ConflictDetail,
@@ -69,7 +70,7 @@ class ConflictOperations(ServiceState):
         older, newer = rows.get(older_id), rows.get(newer_id)
         if older is None or newer is None or older.status != "active" or older_id == newer_id:
             return
-        if not (older.project is None or newer.project is None or older.project == newer.project):
+        if not same_scope(older, newer):
             return
         judge = self.extractor.name
         if not conflict_store.save_verdict(

@@ -232,9 +232,10 @@ class MemorizeOperations(ServiceState):
         return extracted, None, self._take_usage()
 
     def _known_memories(self, transcript: Transcript) -> list[KnownMemory]:
-        """The active memories an extractor may say a new statement updates: the
-        conversation's project's and the global ones, strongest first. Only a model
-        extractor reads them, so the offline path pays nothing."""
+        """The active memories an extractor may say a new statement updates: of the
+        newest few hundred, the conversation's project's and the global ones, pinned and
+        most confident first. Only a model extractor reads them; the offline path pays
+        nothing."""
         if not getattr(self.extractor, "reads_known_memories", False):
             return []
         with self.db.reading() as session:
