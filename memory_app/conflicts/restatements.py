@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from memory_app.conflicts import semantic
+from memory_app.conflicts import pair_model, semantic
 from memory_app.conflicts.candidates import in_scope, related_ids
 from memory_app.conflicts.judge import Verdict, judge
+from memory_app.domain.statements import frame
 from memory_app.store import repository as repo
 from memory_app.store.dialects import Dialect
 from memory_app.store.tables import MemoryItemRow
@@ -46,11 +47,22 @@ def restates(older: str, newer: str) -> bool:
 
 
 def judge_with_meaning(older: str, newer: str) -> Verdict:
-    """The rules judge, helped by the semantic similarity where the model is present: it
-    can tell a slot is the same when the wording differs ("the session timeout is 30
-    minutes" / "sessions now expire after 15 minutes")."""
-    verdict = judge(older, newer)
-    if verdict.relation != "compatible":
-        return verdict
+    """The rules judge, weighed with the pair model (conflicts/pair_model.py) where its
+    weights are present: it tells a slot is the same when the wording differs ("the
+    session timeout is 30 minutes" / "sessions now expire after 15 minutes") and that
+    parallel rules about different things are not one slot."""
     close = semantic.similarity(older, newer)
-    return verdict if close is None else judge(older, newer, same_topic=close)
+    verdict = judge(older, newer, same_topic=close)
+    if verdict.reason == "the same statement":
+        return verdict
+    reading = pair_model.read_pair(older, newer, close, rules_conflict=verdict.contradicts)
+    if reading is None:
+        return verdict
+    if reading.answer == "conflict":
+        if verdict.contradicts:
+            return verdict
+        kind = "update" if frame(newer).change_cue else "contradiction"
+        return Verdict(True, pair_model.reason(older, newer), relation=kind)
+    if reading.answer == "same":
+        return Verdict(False, "the same rule", relation="restatement")
+    return Verdict(False, "no contradiction found", relation="compatible")

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 # --- words ----------------------------------------------------------------------------
 
-_TOKEN = re.compile(
+TOKEN = re.compile(
     r"`[^`]{1,60}`|'[^'\s][^']{0,40}'|\"[^\"]{1,40}\"|[A-Za-z0-9_][\w.+#/@-]*[\w+#]|[A-Za-z0-9]"
 )
 # fmt: off
@@ -117,7 +117,7 @@ def _literal(token: str) -> bool:
     return token[0] in "`'\"" and len(token) > 1
 
 
-def _value_like(token: str, first: bool) -> bool:
+def value_like(token: str, first: bool) -> bool:
     """A token that names something rather than describing it: a literal, a number, an
     identifier, an acronym or a capitalized name that is not the sentence's first word."""
     if _literal(token) or any(ch.isdigit() for ch in token):
@@ -145,9 +145,10 @@ _CHOOSE = re.compile(
     r"\b(?:use|uses|using|used|prefer|prefers|preferring|preferred|choose|chose|pick|picked|"
     r"adopt|adopted|go with|going with|went with|stick with|stick to|standardi[sz]e on|"
     r"rely on|relying on|switch(?:ed|ing)? (?:over )?to|mov(?:e|ed|ing) (?:over )?to|"
-    r"migrat(?:e|ed|ing) to|replace(?:d)? (?:it |them )?with|format(?:ted)? with|"
+    r"migrat(?:e|ed|ing) to|"
     r"written in|write in|run on|runs on|host(?:ed)? on|deploy(?:ed)? (?:to|on)|"
-    r"indent with|lint with|test with|log with|build with|manage(?:d)? with|"
+    # "indent with", "indented with", "formatted with", "replaced it with": the means.
+    r"[a-z]{3,}(?: it| them)? with|"
     r"is|are|be|should be|must be|to be|set to)\s+",
     re.IGNORECASE,
 )
@@ -158,7 +159,9 @@ _OBJECT_END = frozenset(
 )
 _NEGATIONS = re.compile(
     r"\b(?:never|don'?t|do not|does not|doesn'?t|no longer|not|no|avoid|avoiding|stop|"
-    r"stopped|quit|drop|dropped|ban|banned|without|nor|forbid|forbidden|"
+    r"stopped|quit|drop|dropped|dropping|ditch|ditched|ditching|phas(?:e|ed|ing) out|"
+    r"(?:get|got|getting) rid of|retir(?:e|ed|ing)|abandon(?:ed|ing)?|deprecat(?:e|ed|ing)|"
+    r"ban|banned|without|nor|forbid|forbidden|"
     r"isn'?t|aren'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|neither)\b",
     re.IGNORECASE,
 )
@@ -174,13 +177,14 @@ _SWITCH_TO = re.compile(r"\s(?:over\s+)?to\s+")
 _REJECTED_BEFORE = re.compile(r"\b(?:replac(?:e|ed|ing))\s+", re.IGNORECASE)
 _SWITCH_FROM = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went|chang(?:e|ed|ing)|"
-    r"transition(?:ed|ing)?)\s+(?:over\s+|back\s+)?(?:away\s+)?from\s+",
+    r"transition(?:ed|ing)?)(?:\s+(?!to\b)[\w-]+){0,3}?\s+(?:over\s+|back\s+)?(?:away\s+)?from\s+",
     re.IGNORECASE,
 )
 _CHANGE_CUE = re.compile(
     r"\b(?:from now on|going forward|moving forward|from today|from here on|as of (?:now|"
     r"today)|starting (?:now|today)|henceforth|these days|nowadays|switch(?:ed|ing)?|"
-    r"mov(?:ed|ing) (?:over )?(?:to|away)|migrat(?:ed|ing)|replac(?:e|ed|ing)|instead|"
+    r"mov(?:ed|ing)(?: (?!to\b)[\w-]+){0,3}? (?:over )?(?:to|away|from)|migrat(?:ed|ing)|"
+    r"replac(?:e|ed|ing)|instead|"
     r"no longer|any ?more|not .{1,40} anymore|now|chang(?:ed|ing) (?:to|it|over)|"
     r"new (?:rule|convention|standard|policy|approach)|updated?|rather than|"
     r"stop(?:ped)? using|dropp(?:ed|ing)|ditch(?:ed|ing)?|from here|going to|"
@@ -212,7 +216,7 @@ class Frame:
 
 
 def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+    return TOKEN.findall(text)
 
 
 def _object_after(text: str, start: int, limit: int = 3) -> list[str]:
@@ -222,7 +226,7 @@ def _object_after(text: str, start: int, limit: int = 3) -> list[str]:
         low = token.lower()
         if low in _OBJECT_END:
             break
-        if not out and low.endswith(("ed", "en", "ing", "ly")) and not _value_like(token, False):
+        if not out and low.endswith(("ed", "en", "ing", "ly")) and not value_like(token, False):
             break  # "are tracked in", "is written": a passive, not a value
         if out and _kind(out[-1]) == "number":
             break  # "100 characters": the number is the value, the rest its unit
@@ -241,6 +245,38 @@ def _object_after(text: str, start: int, limit: int = 3) -> list[str]:
 def _clause_polarity(clause: str) -> bool:
     """False when the clause says not to (never X, don't use X, no X)."""
     return _NEGATIONS.search(clause) is None
+
+
+# Where a negation's reach ends: "never squash | on merge", "never run | when it starts".
+_SCOPE_END = frozenset(
+    "when in on at for during because since so unless except if while until after before by "
+    "from into".split()
+)
+
+
+def said_for_and_against(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The content stems a statement says to do, and those under a negation up to the
+    next preposition ("never squash [on merge]", "must never be logged"): "Commit the
+    generated code" / "Generated code must never be committed" put one word on
+    opposite sides, whatever the values."""
+    said_for: set[str] = set()
+    said_against: set[str] = set()
+    for clause in _CLAUSE.split(text.strip().rstrip(".!")):
+        for part in re.split(r"\s(?:and|or)\s", clause):
+            negation = _NEGATIONS.search(part)
+            before = part[: negation.start()] if negation else part
+            for word in re.findall(r"[A-Za-z][\w'-]*", before):
+                if len(word) > 2 and word.lower() not in _STOP:
+                    said_for.add(stem(word))
+            if negation is None:
+                continue
+            # Past the negation's reach the words are context, said neither way.
+            for word in re.findall(r"[A-Za-z][\w'-]*", part[negation.end() :]):
+                if word.lower() in _SCOPE_END:
+                    break
+                if len(word) > 2 and word.lower() not in _STOP:
+                    said_against.add(stem(word))
+    return frozenset(said_for - said_against), frozenset(said_against)
 
 
 def _negated_before(clause: str, position: int) -> bool:
@@ -307,11 +343,11 @@ def frame(text: str) -> Frame:
         for match in _CHOOSE.finditer(head):
             positive = not _negated_before(head, match.start() + 1)
             take(head, match.end(), positive, limit=3, fresh=True)
-        for n, match in enumerate(_TOKEN.finditer(clause)):
+        for n, match in enumerate(TOKEN.finditer(clause)):
             token = match.group(0)
             if value_key(token) in marked:
                 continue
-            if _value_like(token, first=n == 0 and clause is clauses[0]):
+            if value_like(token, first=n == 0 and clause is clauses[0]):
                 add(token, not _negated_before(clause, match.start()))
     values = endorsed | rejected
     slot = frozenset(
@@ -319,7 +355,7 @@ def frame(text: str) -> Frame:
         for s in (
             stem(t)
             for t in _tokens(text)
-            if t.lower() not in _STOP and not _value_like(t, first=False)
+            if t.lower() not in _STOP and not value_like(t, first=False)
         )
         if s and s not in _STOP and s not in values and not s.isdigit() and len(s) > 1
     )
@@ -349,7 +385,7 @@ above below under beyond within after before between through across around along
 # fmt: on
 
 
-def _topic_words(frame_: Frame) -> frozenset[str]:
+def topic_words(frame_: Frame) -> frozenset[str]:
     return frozenset(w for w in frame_.slot if w not in _HOW)
 
 
@@ -358,7 +394,7 @@ def slot_overlap(a: Frame, b: Frame) -> float:
     one side's topic is the other's (give or take one word), 0 when each side has a
     qualifier the other lacks ("unit tests" / "load tests", "billing" / "notifications"),
     else their Jaccard similarity."""
-    ta, tb = _topic_words(a), _topic_words(b)
+    ta, tb = topic_words(a), topic_words(b)
     if not ta or not tb:
         return 0.0
     small, large = sorted((ta, tb), key=len)
@@ -372,7 +408,7 @@ def slot_overlap(a: Frame, b: Frame) -> float:
 def _swapped_word(a: Frame, b: Frame) -> tuple[str, str] | None:
     """One topic word each that the other lacks, everything else shared: an unnamed value
     changing ("mock HTTP with nock" / "with msw")."""
-    ta, tb = _topic_words(a), _topic_words(b)
+    ta, tb = topic_words(a), topic_words(b)
     ua, ub = ta - tb, tb - ta
     if len(ua) == 1 and len(ub) == 1 and len(ta & tb) >= 2 and a.values == b.values:
         return next(iter(ua)), next(iter(ub))
@@ -425,7 +461,7 @@ def relate(older: str, newer: str, *, same_topic: float | None = None) -> Relati
             reason = f"‘never’ vs ‘use’ on {word}"
         return Relation(conflict_kind, reason)
     overlap = slot_overlap(a, b)
-    shared_topic = _topic_words(a) & _topic_words(b)
+    shared_topic = topic_words(a) & topic_words(b)
     same_slot = overlap >= SAME_SLOT or (
         bool(shared_topic) and same_topic is not None and same_topic >= SAME_TOPIC
     )
@@ -450,13 +486,14 @@ def relate(older: str, newer: str, *, same_topic: float | None = None) -> Relati
         return Relation(conflict_kind, f"‘always’ vs ‘never’ on {word}")
     similar = word_overlap(a, b)
     anchored = bool(a.endorsed & b.endorsed) and not (only_a or only_b)
-    substituted = bool(_topic_words(a) - b.words) and bool(_topic_words(b) - a.words)
+    substituted = bool(topic_words(a) - b.words) and bool(topic_words(b) - a.words)
     if (a.negative == b.negative or (a.values and b.values)) and (
         (similar >= RESTATEMENT and not substituted)
         or (same_topic is not None and same_topic >= 0.85 and similar > 0.3)
         or (anchored and (same_slot or (same_topic is not None and same_topic >= 0.6)))
     ):
-        if b.change_cue:  # the same rule, said as a change ("now", "no longer"): not a repeat
+        if b.change_cue and not a.change_cue:
+            # The same rule, newly said as a change ("now", "no longer"): not a repeat.
             return Relation("update", f"changed: {' '.join(sorted(shared_topic)[:3])}".strip())
         return Relation("restatement", "the same rule")
     return Relation("compatible", "no contradiction found")

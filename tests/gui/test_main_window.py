@@ -86,6 +86,8 @@ def test_status_bar_counts_and_conflict_badge(
     window: MainWindow, context: AppContext, settle: Callable[..., None]
 ) -> None:
     assert window.counts.text().startswith("3 memories · last import ")
+    # "Indent with tabs" / "Indent with four spaces" is itself a conflict the import found.
+    assert window.sidebar.item(VIEW_KEYS.index("conflicts")).text() == "Conflicts  (1)"
     with context.service.db.writing() as session:
         conflict = ConflictRow(category="coding_preferences", reason="tabs vs spaces")
         session.add(conflict)
@@ -94,7 +96,7 @@ def test_status_bar_counts_and_conflict_badge(
         session.add(ConflictMemberRow(conflict_id=conflict.id, item_id=2, position=1))
     context.events.memories_changed.emit()
     settle()
-    assert window.sidebar.item(VIEW_KEYS.index("conflicts")).text() == "Conflicts  (1)"
+    assert window.sidebar.item(VIEW_KEYS.index("conflicts")).text() == "Conflicts  (2)"
 
 
 def test_status_indicator_follows_the_work(

@@ -1,0 +1,392 @@
+"""How two statements relate, weighed from many small signals rather than one rule.
+
+The frame reading (domain/statements.py) finds slots, values and stances; alone, its
+rules either miss wording they were not written for ("sessions now expire after 15
+minutes" after "the session timeout is 30 minutes") or fire on parallel rules about
+different things ("unit tests use Vitest" / "end-to-end tests use Playwright"). Here
+each signal (semantic similarity, shared and swapped values, numbers, topic words each
+side lacks, stances, a change cue, the rules' own reading) is a feature of a small
+multinomial logistic model with three answers: the same rule said again, a conflict
+(an update or a contradiction), or compatible.
+
+The weights (pair_weights.json) are fitted by `python -m benchmarks.train_pairs` on the
+quality benchmark's development pairs only; the frozen test pairs are never read for
+it. Inference is a few dozen multiplications in pure Python, so it runs on every write.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from memory_app.conflicts import semantic
+from memory_app.domain.statements import (
+    SAME_SLOT,
+    TOKEN,
+    Frame,
+    frame,
+    relate,
+    said_for_and_against,
+    slot_overlap,
+    stem,
+    topic_words,
+    value_key,
+    value_like,
+    word_overlap,
+)
+
+ANSWERS = ("same", "conflict", "compatible")
+WEIGHTS_FILE = Path(__file__).with_name("pair_weights.json")
+
+# fmt: off
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100,
+    "once": 1, "twice": 2, "single": 1, "half": 0.5,
+}
+# fmt: on
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?=[a-zA-Z%]*\b)")
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+# "use X not Y", "X over Y": a sentence that names what it is against.
+_NEGATION = re.compile(
+    r"\b(?:never|don'?t|do not|not|no|avoid|without|no longer|stop|forbidden|banned)\b", re.I
+)
+
+
+def numbers(text: str) -> frozenset[float]:
+    """The quantities a statement names, digits or words ("fifty lines", "512MB")."""
+    found = {float(n) for n in _NUMBER.findall(text)}
+    found |= {
+        float(_NUMBER_WORDS[w.lower()]) for w in _WORD.findall(text) if w.lower() in _NUMBER_WORDS
+    }
+    return frozenset(found)
+
+
+def named_values(text: str) -> frozenset[str]:
+    """Every name-like token (identifier, literal, number, a capitalized word after the
+    first), lowercased, stop words or not: "the suffix Repository" names a value even
+    though "repository" is a common word in the slot reading."""
+    tokens = TOKEN.findall(text)
+    return frozenset(
+        value_key(t) or t.lower() for n, t in enumerate(tokens) if value_like(t, first=n == 0)
+    )
+
+
+# The subject of a rule stated as a fact: "Unit tests use ...", "Python services run on".
+_SUBJECT = re.compile(
+    r"^(?:(?:the|our|all|every|each|any|new|in|for)\s+)?(?P<subject>(?:[\w.+#/-]+\s+){0,3}?"
+    r"[\w.+#/-]+)\s+(?:is|are|must|should|use|uses|run|runs|get|gets|go|goes|end|ends|start|"
+    r"starts|live|lives|have|has|need|needs|stay|stays|can|cannot|can't|don't|never|always|"
+    r"only|happen|happens|belong|belongs|time|times|follow|follows|come|comes)\b",
+    re.IGNORECASE,
+)
+_NOT_A_SUBJECT = frozenset("we i you they it this that there he she everyone".split())
+
+
+def _subject_stems(text: str) -> tuple[str, ...]:
+    found = _SUBJECT.match(text.strip())
+    if found is None:
+        return ()
+    words = found["subject"].lower().split()
+    if words[0] in _NOT_A_SUBJECT:
+        return ()
+    return tuple(stem(w) for w in words)
+
+
+def subject(text: str) -> frozenset[str]:
+    """The stems of what a fact-shaped rule is about, empty when it has no such subject
+    ("we use...", "use ...")."""
+    return frozenset(_subject_stems(text))
+
+
+# Qualifiers that do not tell one kind of thing from another ("new staging models").
+_PLAIN_QUALIFIERS = frozenset(stem(w) for w in "new all every each any our the other".split())
+
+
+def parallel(older: str, newer: str) -> bool:
+    """Two rules about different kinds of one thing: the same head noun, each side
+    with a qualifier the other lacks ("unit tests" / "end-to-end tests", "Python code"
+    / "TypeScript code", "timestamp columns" / "boolean columns"). One slot narrowed
+    ("component files" / "React component files") is not parallel."""
+    ja, jb = _subject_stems(older), _subject_stems(newer)
+    if not ja or not jb or ja[-1] != jb[-1]:
+        return False
+    qa, qb = set(ja[:-1]) - _PLAIN_QUALIFIERS, set(jb[:-1]) - _PLAIN_QUALIFIERS
+    return bool(qa - qb) and bool(qb - qa)
+
+
+def flipped_words(older: str, newer: str) -> int:
+    """How many content words one side says to do and the other says not to ("Squash
+    commits when merging" / "Never squash on merge": squash, merge)."""
+    for_a, against_a = said_for_and_against(older)
+    for_b, against_b = said_for_and_against(newer)
+    return len(((for_a & against_b) - against_a) | ((for_b & against_a) - against_b))
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in _WORD.findall(text) if len(w) > 2)
+
+
+@dataclass(frozen=True)
+class PairReading:
+    """The model's answer with its probabilities, for a reason a person can check."""
+
+    answer: str
+    probabilities: dict[str, float]
+
+
+def _without_values(text: str, values: frozenset[str]) -> str:
+    """The statement with the values it names taken out: what the rule is about."""
+    kept = [t for t in TOKEN.findall(text) if value_key(t) not in values]
+    return " ".join(kept)
+
+
+def _values_text(f: Frame) -> str:
+    return " ".join(sorted(f.names.get(k, k) for k in f.values))
+
+
+def features(older: str, newer: str, similarity: float | None) -> list[float]:
+    """The signals one pair of statements gives, in a fixed order (see NAMES)."""
+    a, b = frame(older), frame(newer)
+    slot_sim = semantic.similarity(
+        _without_values(older, a.values), _without_values(newer, b.values)
+    )
+    values_sim = (
+        semantic.similarity(_values_text(a), _values_text(b)) if a.values and b.values else None
+    )
+    rules = relate(older, newer, same_topic=similarity)
+    words = word_overlap(a, b)
+    sim = words if similarity is None else similarity
+    ta, tb = topic_words(a), topic_words(b)
+    only_topic = min(len(ta - tb), len(tb - ta))
+    topic_union = ta | tb
+    na, nb = numbers(older), numbers(newer)
+    only_a = a.endorsed - b.words
+    only_b = b.endorsed - a.words
+    against = (a.endorsed & b.rejected) | (a.rejected & b.endorsed)
+    sa, sb = _stems(older), _stems(newer)
+    ra, rb = named_values(older), named_values(newer)
+    ja, jb = subject(older), subject(newer)
+    return [
+        1.0,
+        sim,
+        sim * sim,
+        words,
+        slot_overlap(a, b),
+        len(ta & tb) / len(topic_union) if topic_union else 0.0,
+        len(sa & sb) / len(sa | sb) if sa | sb else 0.0,
+        float(bool(a.values & b.values)),
+        float(bool(only_a and only_b)),
+        float(bool(only_a or only_b) and not (only_a and only_b)),
+        float(bool(na and nb and na != nb)),
+        float(bool(na and nb and na == nb)),
+        float(bool(na) != bool(nb)),
+        float(bool(against)),
+        float(a.negative != b.negative),
+        float(bool(_NEGATION.search(older)) != bool(_NEGATION.search(newer))),
+        float(b.change_cue),
+        float(rules.kind == "update"),
+        float(rules.kind == "contradiction"),
+        float(rules.kind == "restatement"),
+        float(min(only_topic, 3)) / 3,
+        float(not a.values and not b.values),
+        sim if slot_sim is None else slot_sim,
+        0.0 if values_sim is None else values_sim,
+        float(values_sim is None),
+        float(min(len(only_a), len(only_b)) >= 2),
+        float(min(len(ra - rb), len(rb - ra)) >= 1),
+        float(min(len(ra - rb), len(rb - ra)) >= 2),
+        float(bool(ja - jb) and bool(jb - ja)),
+        float(bool(ja) and ja == jb),
+        min(flipped_words(older, newer), 3) / 3,
+        float(parallel(older, newer)),
+    ]
+
+
+NAMES = (
+    "bias",
+    "similarity",
+    "similarity²",
+    "word overlap",
+    "slot overlap",
+    "topic overlap",
+    "stem overlap",
+    "shared value",
+    "values swapped",
+    "value on one side only",
+    "numbers differ",
+    "numbers equal",
+    "number on one side only",
+    "opposite stances",
+    "main clause polarity differs",
+    "negation on one side only",
+    "change cue",
+    "rules: update",
+    "rules: contradiction",
+    "rules: restatement",
+    "topic words each side lacks",
+    "no values",
+    "similarity without values",
+    "similarity of values",
+    "values missing on a side",
+    "two values swapped",
+    "names differ on both sides",
+    "two names differ on both sides",
+    "subjects differ",
+    "same subject",
+    "words said for and against",
+    "parallel subjects",
+)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The probabilities a reading needs, chosen with the weights (see train_pairs):
+    a conflict the model sees alone, a conflict the rules saw and the model does not
+    rule out, and a merge."""
+
+    conflict: float = 0.5
+    rules_conflict: float = 0.4
+    same: float = 0.5
+
+
+@dataclass(frozen=True)
+class Model:
+    weights: dict[str, list[float]]
+    thresholds: Thresholds
+
+
+@lru_cache(maxsize=1)
+def model() -> Model | None:
+    """The fitted model, or None when the file is missing or does not fit these
+    features (callers then keep the rules' reading)."""
+    try:
+        data = json.loads(WEIGHTS_FILE.read_text(encoding="utf-8"))
+        table = data["weights"]
+        if list(data["features"]) != list(NAMES) or set(table) != set(ANSWERS):
+            return None
+        weights = {k: [float(x) for x in table[k]] for k in ANSWERS}
+        thresholds = Thresholds(**{k: float(v) for k, v in data["thresholds"].items()})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return Model(weights, thresholds)
+
+
+def decide(
+    probs: dict[str, float],
+    thresholds: Thresholds,
+    *,
+    rules_conflict: bool,
+    reversed_stances: bool,
+    value_differs: bool,
+    parallel_rules: bool = False,
+) -> str:
+    """One of ANSWERS from the model's probabilities and the rules' hard facts.
+
+    A conflict needs the model's confidence, or the rules' reading not ruled out by the
+    model, or a full reversal ("tabs over spaces" / "spaces over tabs"); a merge also
+    needs that the two name no different values, whatever the similarity says (a false
+    merge loses a rule silently). Rules about different kinds of one thing ("unit tests
+    ..." / "end-to-end tests ...") conflict only when one reverses the other."""
+    if reversed_stances and rules_conflict:
+        return "conflict"
+    if parallel_rules:
+        return "compatible"
+    if probs["conflict"] >= thresholds.conflict or (
+        rules_conflict and probs["conflict"] >= thresholds.rules_conflict
+    ):
+        return "conflict"
+    if probs["same"] >= thresholds.same and not value_differs:
+        return "same"
+    return "compatible"
+
+
+def probabilities(row: list[float], table: dict[str, list[float]]) -> dict[str, float]:
+    scores = {k: sum(w * x for w, x in zip(table[k], row, strict=True)) for k in ANSWERS}
+    top = max(scores.values())
+    exp = {k: math.exp(v - top) for k, v in scores.items()}
+    total = sum(exp.values())
+    return {k: v / total for k, v in exp.items()}
+
+
+def read_pair(
+    older: str, newer: str, similarity: float | None, *, rules_conflict: bool
+) -> PairReading | None:
+    """The model's reading of a pair, or None without fitted weights."""
+    fitted = model()
+    if fitted is None:
+        return None
+    probs = probabilities(features(older, newer, similarity), fitted.weights)
+    answer = decide(
+        probs,
+        fitted.thresholds,
+        rules_conflict=rules_conflict,
+        reversed_stances=reverses(older, newer),
+        value_differs=differs_in_value(older, newer),
+        parallel_rules=parallel(older, newer),
+    )
+    return PairReading(answer, probs)
+
+
+def reverses(older: str, newer: str) -> bool:
+    """One rejects the value the other endorses, and endorses one in its place ("we
+    indent with tabs" / "spaces, never tabs"; "prefer tabs over spaces" / "prefer
+    spaces over tabs"): a conflict however alike the wording is, once the rules also
+    read one slot."""
+    a, b = frame(older), frame(newer)
+    if a.endorsed & b.rejected and a.rejected & b.endorsed:
+        return True
+    return bool(a.endorsed & b.rejected and b.endorsed - a.words) or bool(
+        b.endorsed & a.rejected and a.endorsed - b.words
+    )
+
+
+def differs_in_value(older: str, newer: str) -> bool:
+    """Do the two name different values (a number, a literal, a tool) for what could be
+    one slot? Such a pair is never merged, whatever the similarity says."""
+    a, b = frame(older), frame(newer)
+    na, nb = numbers(older), numbers(newer)
+    if na and nb and na != nb:
+        return True
+    ra, rb = named_values(older), named_values(newer)
+    if (ra - rb) and (rb - ra):
+        return True
+    if (a.endorsed - b.words) and (b.endorsed - a.words):
+        return True
+    if (a.endorsed & b.rejected) | (a.rejected & b.endorsed):
+        return True
+    ja, jb = subject(older), subject(newer)
+    if ja and jb and (ja - jb) and (jb - ja):
+        return True  # "unit tests run on every push" / "integration tests run nightly"
+    # "We moved the chatbot from Cloud Run to GKE", "date-fns from now on": the newer
+    # says it changes something the older stated; never a repeat to fold away.
+    if b.change_cue and not a.change_cue:
+        return True
+    # The similarity proposes, the words must anchor it: a shared value or quantity, or
+    # one slot.
+    shared = a.endorsed & b.endorsed or (na and na == nb)
+    return not (shared or slot_overlap(a, b) >= SAME_SLOT)
+
+
+def reason(older: str, newer: str) -> str:
+    """Why the two conflict, in words a person can check: the values that changed, the
+    stance that flipped, or the shared topic."""
+    a, b = frame(older), frame(newer)
+    topic = " ".join(sorted(topic_words(a) & topic_words(b))[:3])
+    only_a, only_b = a.values - b.values, b.values - a.values
+    if only_a and only_b:
+        shown_a = ", ".join(sorted(a.names.get(k, k) for k in only_a))
+        shown_b = ", ".join(sorted(b.names.get(k, k) for k in only_b))
+        return f"{topic}: {shown_a} → {shown_b}".strip(": ")
+    na, nb = numbers(older), numbers(newer)
+    if na and nb and na != nb:
+        shown = " → ".join(", ".join(f"{n:g}" for n in sorted(ns)) for ns in (na, nb))
+        return f"{topic}: {shown}".strip(": ")
+    if a.negative != b.negative or bool(_NEGATION.search(older)) != bool(_NEGATION.search(newer)):
+        return f"‘always’ vs ‘never’ on {topic}" if topic else "‘always’ vs ‘never’"
+    return f"the same rule changed: {topic}" if topic else "the same rule changed"

@@ -1,0 +1,172 @@
+"""The pair model: shipped weights, its decisions, its guards, and the fallback to the
+rules when the weights are missing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import train_pairs
+from memory_app.conflicts import pair_model
+from memory_app.conflicts.pair_model import Thresholds, decide
+from memory_app.conflicts.restatements import judge_with_meaning
+
+
+@pytest.fixture
+def fresh_model():
+    pair_model.model.cache_clear()
+    yield
+    pair_model.model.cache_clear()
+
+
+def test_the_shipped_weights_fit_the_features() -> None:
+    fitted = pair_model.model()
+    assert fitted is not None
+    assert all(len(w) == len(pair_model.NAMES) for w in fitted.weights.values())
+    data = json.loads(pair_model.WEIGHTS_FILE.read_text(encoding="utf-8"))
+    assert all(not name.startswith("test") for name in data["fitted_on"])
+
+
+def test_the_trainer_refuses_the_frozen_test_set() -> None:
+    with pytest.raises(ValueError, match="frozen"):
+        train_pairs.load_pairs(["test_a.json"])
+
+
+def test_features_are_one_per_name() -> None:
+    row = pair_model.features("Use black.", "Use ruff format.", 0.5)
+    assert len(row) == len(pair_model.NAMES)
+    assert pair_model.features("Use black.", "Use ruff format.", None)[1] == row[3]
+
+
+def test_probabilities_sum_to_one() -> None:
+    fitted = pair_model.model()
+    assert fitted is not None
+    probs = pair_model.probabilities(
+        pair_model.features("Use tabs.", "Use spaces.", 0.7), fitted.weights
+    )
+    assert set(probs) == set(pair_model.ANSWERS)
+    assert sum(probs.values()) == pytest.approx(1.0)
+
+
+THRESHOLDS = Thresholds(conflict=0.7, rules_conflict=0.6, same=0.6)
+
+
+@pytest.mark.parametrize(
+    ("probs", "rules", "reversed_", "differs", "answer"),
+    [
+        ({"same": 0.1, "conflict": 0.8, "compatible": 0.1}, False, False, False, "conflict"),
+        ({"same": 0.3, "conflict": 0.65, "compatible": 0.05}, True, False, False, "conflict"),
+        ({"same": 0.3, "conflict": 0.65, "compatible": 0.05}, False, False, False, "compatible"),
+        # A full reversal conflicts however alike the wording.
+        ({"same": 0.95, "conflict": 0.05, "compatible": 0.0}, True, True, True, "conflict"),
+        ({"same": 0.9, "conflict": 0.05, "compatible": 0.05}, False, False, False, "same"),
+        # A value that differs is never merged, whatever the similarity.
+        ({"same": 0.9, "conflict": 0.05, "compatible": 0.05}, False, False, True, "compatible"),
+    ],
+)
+def test_decide(probs, rules, reversed_, differs, answer) -> None:
+    got = decide(
+        probs,
+        THRESHOLDS,
+        rules_conflict=rules,
+        reversed_stances=reversed_,
+        value_differs=differs,
+    )
+    assert got == answer
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "differs"),
+    [
+        ("Line length is 100.", "Line length is 88.", True),
+        ("Keep functions under 50 lines.", "A function shouldn't grow beyond fifty lines.", False),
+        (
+            "The chatbot is deployed to Cloud Run.",
+            "We moved the chatbot from Cloud Run to GKE.",
+            True,
+        ),
+        ("Use moment.js for dates.", "We're dropping moment.js; date-fns from now on.", True),
+        ("CI runs the unit tests on every push.", "Integration tests run nightly in CI.", True),
+        (
+            "We always use black with line length 100 for Python formatting.",
+            "Python formatting: always black, line length 100.",
+            False,
+        ),
+    ],
+)
+def test_differs_in_value(older: str, newer: str, differs: bool) -> None:
+    assert pair_model.differs_in_value(older, newer) is differs
+
+
+def test_numbers_are_read_from_digits_and_words() -> None:
+    assert pair_model.numbers("at most fifty lines, 512MB, 3.5 s") == {50.0, 512.0, 3.5}
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "relation"),
+    [
+        # Other wording, one slot, a new value said as a change.
+        (
+            "The session timeout is 30 minutes.",
+            "Sessions now expire after 15 minutes of inactivity.",
+            "update",
+        ),
+        # Parallel rules about different things are not one slot.
+        ("Unit tests use Vitest.", "End-to-end tests are written in Playwright.", "compatible"),
+        (
+            "Python code is wrapped at 88 characters.",
+            "TypeScript code is wrapped at 120.",
+            "compatible",
+        ),
+        (
+            "I prefer tabs over spaces for indentation.",
+            "I prefer spaces over tabs for indentation.",
+            "contradiction",
+        ),
+    ],
+)
+def test_judge_with_meaning(older: str, newer: str, relation: str) -> None:
+    assert judge_with_meaning(older, newer).relation == relation
+
+
+def test_missing_or_foreign_weights_fall_back_to_the_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_model
+) -> None:
+    for text in ("not json", json.dumps({"features": ["other"], "weights": {}})):
+        path = tmp_path / "weights.json"
+        path.write_text(text, encoding="utf-8")
+        monkeypatch.setattr(pair_model, "WEIGHTS_FILE", path)
+        pair_model.model.cache_clear()
+        assert pair_model.model() is None
+        assert pair_model.read_pair("Use tabs.", "Use spaces.", 0.7, rules_conflict=True) is None
+        # The rules alone still judge.
+        assert judge_with_meaning("Always use tabs.", "Never use tabs.").contradicts
+    monkeypatch.setattr(pair_model, "WEIGHTS_FILE", tmp_path / "missing.json")
+    pair_model.model.cache_clear()
+    assert pair_model.model() is None
+
+
+def test_thresholds_are_chosen_by_the_targets_on_held_out_pairs() -> None:
+    readings = [
+        train_pairs.Held(
+            {"relation": "compatible", "differs_in_value": True},
+            {"same": 0.1, "conflict": 0.6, "compatible": 0.3},
+            rules_conflict=False,
+            reversed_stances=False,
+            value_differs=True,
+            parallel_rules=False,
+        ),
+        train_pairs.Held(
+            {"relation": "update"},
+            {"same": 0.0, "conflict": 0.9, "compatible": 0.1},
+            rules_conflict=True,
+            reversed_stances=False,
+            value_differs=True,
+            parallel_rules=False,
+        ),
+    ]
+    _, figures = train_pairs.choose(readings)
+    assert figures["false_conflict_rate"] == 0  # 0.6 would be a false conflict
+    assert figures["conflict_recall"] == 1
