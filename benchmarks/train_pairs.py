@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import logistic
 from benchmarks.quality import SETS_DIR
 from memory_app.conflicts import semantic
 from memory_app.conflicts.judge import judge
@@ -41,13 +42,12 @@ from memory_app.conflicts.pair_model import (
 TRAIN_FILES = ("dev_a.json", "dev_b.json")
 _ANSWER_OF = {"paraphrase": "same", "update": "conflict", "contradiction": "conflict"}
 L2 = 1.0
-STEPS = 4000
-RATE = 0.5
 MAX_FALSE_CONFLICTS = 0.05  # the issue's target, of agreeing pairs
 MAX_DIFFERENT_RULES_IN_CONFLICT = 0.02  # two rules of one project: an alarm is a nuisance
 
 
-def _read(name: str) -> dict[str, Any]:
+def read_development(name: str) -> dict[str, Any]:
+    """One development file of the quality benchmark; the test files are refused."""
     if name.startswith("test"):
         raise ValueError("the test set is frozen: never fit on it")
     data: dict[str, Any] = json.loads((SETS_DIR / name).read_text(encoding="utf-8"))
@@ -56,7 +56,7 @@ def _read(name: str) -> dict[str, Any]:
 
 def load_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
     """The labelled pairs of these development files."""
-    return [pair for name in names for pair in _read(name).get("pairs", [])]
+    return [pair for name in names for pair in read_development(name).get("pairs", [])]
 
 
 def dialogue_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
@@ -67,7 +67,7 @@ def dialogue_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
     pairs' hard cases."""
     out = []
     for name in names:
-        for dialogue in _read(name).get("dialogues", []):
+        for dialogue in read_development(name).get("dialogues", []):
             memories = dialogue.get("memories", [])
             parent = {m["id"]: m.get("updates") for m in memories}
 
@@ -124,23 +124,7 @@ def table(pairs: Sequence[dict[str, Any]], mirrored: bool = False) -> tuple[np.n
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Multinomial logistic regression, L2 on all but the bias, by gradient descent.
-    Classes weighted to equal total weight, so the rarer answers count as much."""
-    k = len(ANSWERS)
-    onehot = np.eye(k)[y]
-    counts = onehot.sum(axis=0)
-    sample = (len(y) / (k * np.maximum(counts, 1)))[y]
-    w = np.zeros((x.shape[1], k))
-    penalty = np.full(x.shape[1], L2)
-    penalty[0] = 0.0
-    for _ in range(STEPS):
-        scores = x @ w
-        scores -= scores.max(axis=1, keepdims=True)
-        p = np.exp(scores)
-        p /= p.sum(axis=1, keepdims=True)
-        grad = x.T @ ((p - onehot) * sample[:, None]) / len(y) + penalty[:, None] * w / len(y)
-        w -= RATE * grad
-    return w
+    return logistic.fit(x, y, len(ANSWERS), L2)
 
 
 def predict(w: np.ndarray, x: np.ndarray) -> np.ndarray:

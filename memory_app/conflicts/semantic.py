@@ -16,6 +16,7 @@ back to words alone.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from functools import lru_cache
 from typing import Any
@@ -53,6 +54,24 @@ def _vector(text: str) -> Any:
     model = _load()
     vector = model.embed([text], norm=True)[0]
     return vector
+
+
+DIMENSIONS = 256
+
+
+def vector(text: str) -> list[float] | None:
+    """The statement's unit vector (zeros for text with no known word), or None
+    without the model."""
+    if _load() is None:
+        return None
+    try:
+        values = [float(x) for x in _vector(text)]
+    except Exception as exc:  # an odd input must never stop a write
+        log.warning("semantic embedding failed: %s", exc)
+        return None
+    if len(values) != DIMENSIONS:
+        return None
+    return [x if math.isfinite(x) else 0.0 for x in values]
 
 
 def similarity(a: str, b: str) -> float | None:

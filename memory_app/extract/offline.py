@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from memory_app.domain.categories import DEFAULT_CATEGORIES, Category
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.extract import offline_rules as rules
+from memory_app.extract import sentence_model
 from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, KnownMemory
 from memory_app.extract.directives import directive_score, is_technical
 from memory_app.extract.sentences import (
@@ -198,6 +199,19 @@ def _directive_rule(text: str, confidence: float) -> rules.Rule:
     )
 
 
+def _vouched(rule: rules.Rule) -> rules.Rule:
+    """The rule a sentence model's reading stands for: filed as the table or the
+    directive form would file it, named so a person can tell where it came from."""
+    return rules.Rule(
+        name=f"model:{rule.name}",
+        category=rule.category,
+        base=CONFIDENCE_THRESHOLD,
+        pattern=_NEVER_MATCHES,
+        weak=False,
+        type=rule.type,
+    )
+
+
 def _best_reading(text: str, speaker: str) -> tuple[str, _Scored | None]:
     """Score a sentence with and without a leading label ("Reminder: ...", "One rule for
     this codebase: ..."). The label is dropped when the rest says the same on its own,
@@ -228,6 +242,16 @@ def _units(sentence: str) -> list[str]:
     if word_count(text) <= MAX_SENTENCE_WORDS and len(text) <= MAX_CONTENT_CHARS:
         return [text]
     return [strip_filler(part) for part in _CLAUSE_SPLIT.split(text) if part.strip()]
+
+
+def rules_reading(sentence: str, speaker: str) -> list[tuple[str, float | None]]:
+    """Each memory-sized unit of a sentence with the rules' confidence in it (None when
+    no rule matches): what the sentence model is fitted on (benchmarks.train_sentences)."""
+    out: list[tuple[str, float | None]] = []
+    for unit in _units(sentence):
+        text, scored = _best_reading(unit, speaker)
+        out.append((text, None if scored is None else scored.confidence))
+    return out
 
 
 def _category_and_type(
@@ -347,6 +371,14 @@ class OfflineExtractor:
                     scored is None or joined_scored.confidence > scored.confidence
                 ):
                     unit, scored = joined, joined_scored
+            if (
+                turn.speaker == "user"
+                and (scored is None or scored.confidence < CONFIDENCE_THRESHOLD)
+                and sentence_model.vouches_for(unit, None if scored is None else scored.confidence)
+            ):
+                # A rule in a shape the table does not know, by the model's reading.
+                base = scored.rule if scored is not None else _directive_rule(unit, 0.0)
+                scored = _Scored(_vouched(base), CONFIDENCE_THRESHOLD, False)
             if scored is None or scored.confidence < _KEEP_FLOOR:
                 continue
             content = clean_content(unit)

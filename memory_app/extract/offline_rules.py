@@ -562,6 +562,8 @@ NEGATED = re.compile(
     r"no longer sure)\b",
     _FLAGS,
 )
+# "It must be something in the cache": a guess, not a rule.
+SPECULATION = re.compile(rf"\b(?:must|has to|have to)\s+(?:be|have been)\s+{_EPISTEMIC}\b", _FLAGS)
 QUESTION_START = re.compile(
     r"^(?:(?:should|shall|can|could|would|will|do|does|did|is|are|was|were|have|has|had|"
     r"may|must)\s+(?:we|you|i|they|it|this|that|there|the|these|those|he|she)\b|"

@@ -1,0 +1,141 @@
+"""Fit the sentence model's weights (memory_app/extract/sentence_weights.json) on the
+development dialogues only.
+
+Every sentence a user says in a development dialogue is one example: a standing rule
+when it contains all the `must` terms of one of the dialogue's memories, not one when it
+matches none (sentences matching an optional statement, or a rule only together with
+the sentence before, are left out). A two-fold check fits on one development file and
+scores the other; the threshold at which the model may keep a sentence the rules left
+out is chosen on those held-out readings, for the best F1 of rules and model together.
+The frozen test dialogues are never read.
+
+python -m benchmarks.train_sentences            # check, fit, write the weights
+python -m benchmarks.train_sentences --check    # the two-fold check only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks import logistic
+from benchmarks.quality import matches
+from benchmarks.train_pairs import TRAIN_FILES, read_development
+from memory_app.extract.base import CONFIDENCE_THRESHOLD
+from memory_app.extract.offline import rules_reading
+from memory_app.extract.sentence_model import (
+    FORM_NAMES,
+    WEIGHTS_FILE,
+    features,
+    probability,
+    ruled_out,
+)
+from memory_app.extract.sentences import sentences
+
+L2 = 1.0
+GRID = [round(0.5 + 0.05 * i, 2) for i in range(10)]  # 0.5 … 0.95
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    row: list[float]
+    kept_by_rules: bool
+    is_rule: bool
+    ruled_out: bool
+
+
+def examples(names: Sequence[str]) -> list[Example]:
+    out = []
+    for name in names:
+        for dialogue in read_development(name).get("dialogues", []):
+            memories = dialogue.get("memories", [])
+            optional = dialogue.get("optional", [])
+            for session in dialogue["sessions"]:
+                for turn in session["turns"]:
+                    if turn["speaker"] != "user":
+                        continue
+                    previous = ""
+                    for sentence in sentences(turn["text"]):
+                        for text, confidence in rules_reading(sentence, "user"):
+                            is_rule = any(matches(text, m["must"]) for m in memories)
+                            unsure = any(matches(text, m["must"]) for m in optional) or (
+                                not is_rule
+                                and any(matches(f"{previous} {text}", m["must"]) for m in memories)
+                            )
+                            previous = text
+                            kept = confidence is not None and confidence >= CONFIDENCE_THRESHOLD
+                            row = features(text, confidence, kept_by_rules=False)
+                            if unsure or row is None:
+                                continue
+                            out.append(Example(text, row, kept, is_rule, ruled_out(text)))
+    return out
+
+
+def fit(data: Sequence[Example]) -> list[float]:
+    x = np.array([e.row for e in data], dtype=float)
+    y = np.array([int(e.is_rule) for e in data])
+    w = logistic.fit(x, y, 2, L2)
+    return [float(v) for v in w[:, 1] - w[:, 0]]
+
+
+def figures(readings: Sequence[tuple[Example, float]], keep_at: float) -> dict[str, float]:
+    """Sentence precision and recall of the rules' reading with the model's additions."""
+    kept = [e.kept_by_rules or (p >= keep_at and not e.ruled_out) for e, p in readings]
+    right = sum(k and e.is_rule for k, (e, _) in zip(kept, readings, strict=True))
+    rules = sum(e.is_rule for e, _ in readings)
+    precision = right / max(sum(kept), 1)
+    recall = right / max(rules, 1)
+    f1 = 2 * precision * recall / max(precision + recall, 1e-9)
+    return {"precision": precision, "recall": recall, "f1": f1}
+
+
+def check() -> tuple[float, list[str]]:
+    readings: list[tuple[Example, float]] = []
+    lines = []
+    for train, held in (TRAIN_FILES, TRAIN_FILES[::-1]):
+        weights = tuple(fit(examples([train])))
+        scored = [(e, probability(e.row, weights)) for e in examples([held])]
+        readings += scored
+        rules_only = figures(scored, 2.0)
+        lines.append(
+            f"fit on {train}, scored on {held}: rules alone precision "
+            f"{rules_only['precision']:.3f} recall {rules_only['recall']:.3f}"
+        )
+    keep_at = max(GRID, key=lambda t: (figures(readings, t)["f1"], t))
+    before, after = figures(readings, 2.0), figures(readings, keep_at)
+    lines.append(
+        "held-out sentences, rules alone: " + ", ".join(f"{k} {v:.3f}" for k, v in before.items())
+    )
+    lines.append(
+        f"held-out sentences, rules + model from {keep_at}: "
+        + ", ".join(f"{k} {v:.3f}" for k, v in after.items())
+    )
+    return keep_at, lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="the two-fold check only")
+    args = parser.parse_args(argv)
+    keep_at, lines = check()
+    print("\n".join(lines))
+    if args.check:
+        return 0
+    data = {
+        "fitted_on": list(TRAIN_FILES),
+        "form": list(FORM_NAMES),
+        "keep_at": keep_at,
+        "weights": [round(w, 5) for w in fit(examples(TRAIN_FILES))],
+    }
+    WEIGHTS_FILE.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    print(f"wrote {WEIGHTS_FILE.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
