@@ -10,7 +10,8 @@ Pipeline, per transcript:
 2. each turn is cleaned into prose sentences (sentences.py);
 3. each sentence is matched against the rule table (offline_rules.py), and the best rule's
    base confidence is adjusted for hedges, questions, conditionals, negation, length,
-   speaker, rationale and strong markers;
+   speaker, rationale and strong markers; a user's sentence the rules leave out may
+   still be kept when the sentence model (sentence_model.py) vouches for it;
 4. near-duplicates are merged (a repeat across turns raises confidence a little);
 5. what reaches CONFIDENCE_THRESHOLD and belongs to a requested category is returned.
 """

@@ -125,6 +125,18 @@ def test_numbers_are_read_from_digits_and_words() -> None:
             "I prefer spaces over tabs for indentation.",
             "contradiction",
         ),
+        # Two rules that share nothing but the shape "use X, never Y" are compatible.
+        (
+            "Use async/await instead of .then() chains.",
+            "Use pnpm, never npm, for installs.",
+            "compatible",
+        ),
+        # The newer rejects the older's value and names another: a contradiction.
+        (
+            "We always indent with tabs in this repo.",
+            "I want every file indented with spaces, never tabs.",
+            "contradiction",
+        ),
     ],
 )
 def test_judge_with_meaning(older: str, newer: str, relation: str) -> None:
@@ -170,3 +182,53 @@ def test_thresholds_are_chosen_by_the_targets_on_held_out_pairs() -> None:
     _, figures = train_pairs.choose(readings)
     assert figures["false_conflict_rate"] == 0  # 0.6 would be a false conflict
     assert figures["conflict_recall"] == 1
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "is_parallel"),
+    [
+        ("Unit tests use Vitest.", "End-to-end tests use Playwright.", True),
+        ("Timestamp columns end with _at.", "Boolean columns start with is_.", True),
+        # One slot narrowed, or a plain qualifier: the same thing.
+        ("Component files end in .view.tsx.", "React component files use .ui.tsx.", False),
+        ("Staging models are prefixed stg_.", "New staging models are prefixed base_.", False),
+        ("We use Vitest.", "We use Playwright.", False),
+    ],
+)
+def test_parallel_subjects(older: str, newer: str, is_parallel: bool) -> None:
+    assert pair_model.parallel(older, newer) is is_parallel
+
+
+def test_parallel_rules_conflict_only_when_one_reverses_the_other() -> None:
+    probs = {"same": 0.0, "conflict": 0.99, "compatible": 0.01}
+    kwargs = {"rules_conflict": True, "value_differs": True, "parallel_rules": True}
+    assert decide(probs, Thresholds(), reversed_stances=False, **kwargs) == "compatible"
+    assert decide(probs, Thresholds(), reversed_stances=True, **kwargs) == "conflict"
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "flipped"),
+    [
+        ("Squash commits when merging a PR.", "Never squash on merge; keep every commit.", 1),
+        ("Log request bodies at debug level.", "Request bodies must never be logged.", 1),
+        # Both reject the same thing: agreement, nothing flipped.
+        ("No, we use pytest, never unittest.", "We use pytest and never unittest here.", 0),
+        (
+            "Prefer composition and avoid inheritance for the UI widgets.",
+            "UI widgets are built by composition; don't reach for inheritance.",
+            0,
+        ),
+    ],
+)
+def test_words_said_for_and_against(older: str, newer: str, flipped: int) -> None:
+    assert pair_model.flipped_words(older, newer) == flipped
+
+
+def test_the_trainer_learns_from_the_dialogues_own_rules() -> None:
+    pairs = train_pairs.dialogue_pairs(["dev_a.json"])
+    relations = {p["relation"] for p in pairs}
+    assert relations == {"update", "different rules"}
+    # A chain of updates (m1 → m2 → m3) is one slot: m1 and m3 are an update too.
+    assert sum(p["relation"] == "update" for p in pairs) >= 24
+    with pytest.raises(ValueError, match="frozen"):
+        train_pairs.dialogue_pairs(["test_b.json"])
