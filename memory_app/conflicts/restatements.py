@@ -3,8 +3,8 @@
 Exact and near-exact repeats are caught by `repository.find_duplicate` on word sets;
 paraphrases ("Python formatting: always black, line length 100." after "We always use
 black with line length 100 for Python formatting.") are not. Here the existing memories
-that share the statement's rarer words (the contradiction candidates, so related
-categories count: a convention restated as a decision is the same rule) are read with
+that share the statement's rarer words (the contradiction candidates, of any
+category: a convention restated as a decision is the same rule) are read with
 the judge, which calls them a restatement only when their values agree and their
 stances do not oppose; a semantic similarity vouches for wording the words miss.
 """
@@ -27,12 +27,11 @@ MAX_LOOKED_AT = 12
 def find_restated(
     session: Session,
     dialect: Dialect,
-    category: str,
     project: str | None,
     content: str,
 ) -> MemoryItemRow | None:
     """The active memory of the same scope that `content` restates, if any."""
-    ids = related_ids(session, dialect, content, category, limit=MAX_LOOKED_AT)[:MAX_LOOKED_AT]
+    ids = related_ids(session, dialect, content, limit=MAX_LOOKED_AT)[:MAX_LOOKED_AT]
     rows = repo.items_by_ids(session, ids)
     for item_id in ids:
         row = rows.get(item_id)

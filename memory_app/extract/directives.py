@@ -247,6 +247,17 @@ def _generic_object(body: str) -> bool:
     )
 
 
+def is_one_off(text: str) -> bool:
+    """A task for now, not a standing rule: "Create a hello world function", "First,
+    clean up the payroll module", "fix this bug today", unless it also says it stands
+    ("always", "every", "from now on")."""
+    if _STANDING.search(text):
+        return False
+    if _ONE_OFF.search(text) or _PAST.match(text.strip()):
+        return True
+    return form(text) == "imperative" and not _generic_object(_body(text))
+
+
 # Base confidences: a request or a team's habit is as explicit as an imperative; a bare
 # rule-shaped statement ("all handlers return JSON") needs its standing marker.
 _BASE = {"request": 0.66, "imperative": 0.62, "team": 0.62, "rule": 0.6, "statement": 0.62}

@@ -25,7 +25,7 @@ from pathlib import Path
 from memory_app.conflicts import semantic
 from memory_app.domain.statements import TOKEN, frame, value_like
 from memory_app.extract import offline_rules as rules
-from memory_app.extract.directives import directive_score, is_technical
+from memory_app.extract.directives import directive_score, is_one_off, is_technical
 from memory_app.extract.sentences import word_count
 
 WEIGHTS_FILE = Path(__file__).with_name("sentence_weights.json")
@@ -125,8 +125,9 @@ def probability(row: list[float], weights: tuple[float, ...]) -> float:
 def ruled_out(text: str) -> bool:
     """What the rules reject on purpose stays rejected, whatever the model says: a
     hedge ("maybe we should"), a guess ("it must be the cache"), a condition ("if we
-    decided to"), a question, a negated decision ("we haven't decided"), or a pointer
-    to something said before ("let's go with the second option")."""
+    decided to"), a question, a negated decision ("we haven't decided"), a pointer
+    to something said before ("let's go with the second option"), or a task for now
+    ("create a hello world function")."""
     opening = " ".join(text.split()[:6])
     return bool(
         rules.HEDGE.search(text)
@@ -136,6 +137,7 @@ def ruled_out(text: str) -> bool:
         or rules.NEGATED.search(text)
         or rules.SPECULATION.search(text)
         or rules.VAGUE.search(opening)
+        or is_one_off(text)
     )
 
 

@@ -363,10 +363,8 @@ class MemorizeOperations(ServiceState):
         duplicate = repo.find_duplicate(session, self.db.dialect, category.key, content)
         if duplicate is not None and is_opposite(duplicate.content, content):
             duplicate = None  # same words, opposite meaning: a contradiction, not a repeat
-        if duplicate is None:  # the same rule in other words, perhaps in a related category
-            duplicate = find_restated(
-                session, self.db.dialect, category.key, transcript.project, content
-            )
+        if duplicate is None:  # the same rule in other words, perhaps in another category
+            duplicate = find_restated(session, self.db.dialect, transcript.project, content)
         if duplicate is not None and duplicate.id is not None:
             if duplicate.status in ("deleted", "superseded"):
                 return "suppressed", duplicate.id, category.key

@@ -100,7 +100,7 @@ def test_a_repeated_statement_reinforces_instead_of_duplicating(service: MemoryS
     assert actions == ["create", "reinforce"]
 
 
-def test_write_time_dedupe_uses_near_matches_within_a_category(settings: Settings) -> None:
+def test_write_time_dedupe_finds_the_same_rule_in_any_category(settings: Settings) -> None:
     extractor = ScriptedExtractor(
         [ExtractedItem("coding_preferences", "Prefer pathlib over os.path for file paths", 0.8)]
     )
@@ -122,11 +122,14 @@ def test_write_time_dedupe_uses_near_matches_within_a_category(settings: Setting
                 ("pathlib again, not os.path, for all paths", "Sure, switching to pathlib.")
             )
         )
-        assert len(result.items_reinforced) == 1  # same category: reinforced
-        assert len(result.items_added) == 1  # other category: a memory of its own
+        # The same rule is one memory wherever an extractor files it (issue 14: a rule and
+        # its restatement under another category are still one slot).
+        assert result.items_added == ()
+        assert len(result.items_reinforced) == 2
         pref = svc.list_items(category="coding_preferences")
-        assert len(pref) == 1
+        assert len(pref) == 1 and pref[0].reinforcement_count == 2
         assert pref[0].confidence > 0.9
+        assert svc.list_items(category="implementation_notes") == []
     finally:
         svc.close()
 
