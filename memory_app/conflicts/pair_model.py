@@ -288,15 +288,16 @@ def decide(
 ) -> str:
     """One of ANSWERS from the model's probabilities and the rules' hard facts.
 
-    A conflict needs the model's confidence, or the rules' reading not ruled out by the
-    model, or a full reversal ("tabs over spaces" / "spaces over tabs"); a merge also
-    needs that the two name no different values, whatever the similarity says (a false
-    merge loses a rule silently). Rules about different kinds of one thing ("unit tests
-    ..." / "end-to-end tests ...") conflict only when one reverses the other."""
-    if reversed_stances and rules_conflict:
-        return "conflict"
+    Rules about different kinds of one thing ("unit tests ..." / "end-to-end tests
+    ...") never conflict. Otherwise a conflict needs a reversal (one rejects the value
+    the other endorses and names another), the model's confidence, or the rules'
+    reading not ruled out by the model; a merge also needs that the two name no
+    different values, whatever the similarity says (a false merge loses a rule
+    silently)."""
     if parallel_rules:
         return "compatible"
+    if reversed_stances:
+        return "conflict"
     if probs["conflict"] >= thresholds.conflict or (
         rules_conflict and probs["conflict"] >= thresholds.rules_conflict
     ):
@@ -335,9 +336,8 @@ def read_pair(
 
 def reverses(older: str, newer: str) -> bool:
     """One rejects the value the other endorses, and endorses one in its place ("we
-    indent with tabs" / "spaces, never tabs"; "prefer tabs over spaces" / "prefer
-    spaces over tabs"): a conflict however alike the wording is, once the rules also
-    read one slot."""
+    indent with tabs" / "spaces, never tabs"; "for logs we use zap" / "we changed to
+    slog, no more zap"): a conflict however alike or unlike the wording is."""
     a, b = frame(older), frame(newer)
     if a.endorsed & b.rejected and a.rejected & b.endorsed:
         return True

@@ -144,7 +144,7 @@ def value_key(token: str) -> str:
 _CHOOSE = re.compile(
     r"\b(?:use|uses|using|used|prefer|prefers|preferring|preferred|choose|chose|pick|picked|"
     r"adopt|adopted|go with|going with|went with|stick with|stick to|standardi[sz]e on|"
-    r"rely on|relying on|switch(?:ed|ing)? (?:over )?to|mov(?:e|ed|ing) (?:over )?to|"
+    r"rely on|relying on|(?:switch|chang)(?:e|ed|ing)? (?:over )?to|mov(?:e|ed|ing) (?:over )?to|"
     r"migrat(?:e|ed|ing) to|"
     r"written in|write in|run on|runs on|host(?:ed)? on|deploy(?:ed)? (?:to|on)|"
     # "indent with", "indented with", "formatted with", "replaced it with": the means.

@@ -94,6 +94,7 @@ class _Candidate:
     context_hint: str
     tokens: frozenset[str] = field(default_factory=frozenset)
     positions: set[int] = field(default_factory=set)
+    joins_previous: bool = False  # the sentence before is part of this content
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,27 @@ _REFERS_BACK = re.compile(
     r"\b(?:keep|do) (?:it|that|this) (?:that|this) way\b|^(?:same|likewise) (?:for|with|in)\b",
     re.IGNORECASE,
 )
+# A short sentence that only completes the one before: "Tag images with the git sha.
+# Never push latest.", "Use integer cents. Never double, never float.", "Never hardcode
+# them in widgets." Its opening word or a pronoun leans on what was just said.
+_CONTINUES = re.compile(
+    r"^(?:never|no|not|nor|only|also|except|even|and|but|or|plus|like|including|same|"
+    r"in|on|for|with|without)\b|\b(?:it|them|that|those|these|this|one|ones)\b",
+    re.IGNORECASE,
+)
+_CONTINUATION_WORDS = 8
+
+
+def _continues(unit: str) -> bool:
+    """Short, leaning on the sentence before, and about code ("Remember that teamwork
+    matters" leans on nothing)."""
+    return (
+        word_count(unit) <= _CONTINUATION_WORDS
+        and bool(_CONTINUES.search(unit))
+        and is_technical(unit)
+    )
+
+
 _ABOUT_CODE = frozenset({rules.PREF, rules.CONVENTION, rules.DECISION, rules.NOTE})
 _DECISION_FORM = re.compile(
     r"\b(?:switched|switching|moved|moving|migrated|migrating|decided|chose|agreed|"
@@ -339,8 +361,14 @@ class OfflineExtractor:
                 prose = sentences(turn.text)
                 hint = state.context_hint(turn.speaker)
                 previous: str | None = None
+                before: list[_Candidate] = []  # what the previous sentence gave
                 for sentence in prose:
-                    candidates.extend(self._candidates(sentence, turn, hint, wanted, previous))
+                    found = self._candidates(sentence, turn, hint, wanted, previous)
+                    if any(c.joins_previous for c in found):
+                        # The rule spans both sentences: the first alone is a fragment.
+                        candidates = [c for c in candidates if all(c is not b for b in before)]
+                    candidates.extend(found)
+                    before = found
                     previous = sentence
             state.observe(turn, prose)
         kept = _deduplicate(candidates)
@@ -363,7 +391,8 @@ class OfflineExtractor:
             if len(unit) > MAX_CONTENT_CHARS + 20:
                 continue  # could never become a memory's content; don't pay for matching
             unit, scored = _best_reading(unit, turn.speaker)
-            if previous and _REFERS_BACK.search(unit) and turn.speaker == "user":
+            joins = False
+            if previous and turn.speaker == "user" and _REFERS_BACK.search(unit):
                 # "We run mypy in strict mode. Keep it that way for new modules.": the rule
                 # is both sentences; "it" means the one before.
                 joined = f"{strip_filler(previous).rstrip('.!')}. {unit}"
@@ -371,7 +400,12 @@ class OfflineExtractor:
                 if joined_scored is not None and (
                     scored is None or joined_scored.confidence > scored.confidence
                 ):
-                    unit, scored = joined, joined_scored
+                    unit, scored, joins = joined, joined_scored, True
+            elif previous and turn.speaker == "user" and _continues(unit):
+                joined = f"{strip_filler(previous).rstrip('.!')}. {unit}"
+                joined_scored = score_sentence(joined, turn.speaker)
+                if joined_scored is not None and joined_scored.confidence >= CONFIDENCE_THRESHOLD:
+                    unit, scored, joins = joined, joined_scored, True
             if (
                 turn.speaker == "user"
                 and (scored is None or scored.confidence < CONFIDENCE_THRESHOLD)
@@ -398,6 +432,7 @@ class OfflineExtractor:
                     context_hint=hint,
                     tokens=frozenset(normalized_key(content).split()),
                     positions={turn.position},
+                    joins_previous=joins,
                 )
             )
         return found

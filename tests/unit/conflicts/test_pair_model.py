@@ -199,11 +199,19 @@ def test_parallel_subjects(older: str, newer: str, is_parallel: bool) -> None:
     assert pair_model.parallel(older, newer) is is_parallel
 
 
-def test_parallel_rules_conflict_only_when_one_reverses_the_other() -> None:
+def test_parallel_rules_never_conflict_and_a_reversal_always_does() -> None:
     probs = {"same": 0.0, "conflict": 0.99, "compatible": 0.01}
-    kwargs = {"rules_conflict": True, "value_differs": True, "parallel_rules": True}
-    assert decide(probs, Thresholds(), reversed_stances=False, **kwargs) == "compatible"
-    assert decide(probs, Thresholds(), reversed_stances=True, **kwargs) == "conflict"
+    kwargs = {"rules_conflict": True, "value_differs": True}
+    for reversed_ in (False, True):
+        answer = decide(
+            probs, Thresholds(), reversed_stances=reversed_, parallel_rules=True, **kwargs
+        )
+        assert answer == "compatible"
+    quiet = {"same": 0.0, "conflict": 0.01, "compatible": 0.99}
+    answer = decide(
+        quiet, Thresholds(), reversed_stances=True, rules_conflict=False, value_differs=True
+    )
+    assert answer == "conflict"
 
 
 @pytest.mark.parametrize(

@@ -110,3 +110,28 @@ def test_held_out_figures_count_what_the_model_adds() -> None:
     added = train_sentences.figures(readings, 0.8)
     assert added["recall"] == 0.5 and added["precision"] == 1.0  # the guess stays out
     assert train_sentences.figures(readings, 0.6)["precision"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "memory"),
+    [
+        (
+            "Tag images with the git sha. Never push latest.",
+            "Tag images with the git sha. Never push latest.",
+        ),
+        (
+            "Money is stored as integer cents. Never double, never float.",
+            "Money is stored as integer cents. Never double, never float.",
+        ),
+    ],
+)
+def test_a_short_follow_up_completes_the_rule_before_it(text: str, memory: str) -> None:
+    # One memory with both halves, not the first half alone beside it.
+    assert contents(text) == [memory]
+
+
+def test_a_pleasantry_after_a_rule_is_not_joined_to_it() -> None:
+    found = contents(
+        "Make sure every constant name ends with '_k'. Remember that teamwork matters."
+    )
+    assert found == ["Make sure every constant name ends with '_k'."]
