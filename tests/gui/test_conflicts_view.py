@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 
 from memory_app.gui.context import AppContext
 from memory_app.gui.views.conflicts import ConflictsView
-from tests.unit.test_conflicts_service import SPACES, TABS, said
+from tests.unit.test_conflicts_service import SPACES, SWITCHED, TABS, said
 
 
 @pytest.fixture
@@ -105,3 +105,32 @@ def test_keyboard_resolves_from_the_inbox_and_source_links_navigate(
     settle()
     assert context.service.get_item(older).status == "active"
     assert context.service.get_stats().conflicts_open == 0
+
+
+def test_an_automatic_update_is_listed_and_can_be_reopened(
+    qtbot: Any, view: ConflictsView, context: AppContext, settle: Callable[..., None]
+) -> None:
+    older = context.service.memorize(said(TABS, 40, "a")).items_added[0]
+    newer = context.service.memorize(said(SWITCHED, 2, "b")).items_added[0]
+    assert context.service.get_item(older).superseded_by == newer  # applied at once
+    load(view, settle)
+    assert view.inbox.count() == 0 and view.pages.currentWidget() is view.empty
+    view.filter.setCurrentIndex(view.filter.findText("Auto-resolved"))
+    settle()
+    settle()
+    assert view.inbox.count() == 1
+    assert "resolved automatically" in view.inbox.item(0).text()
+    assert view.detail is not None and view.detail.record.status == "auto_resolved"
+    assert not view.reopen_button.isHidden()
+    assert all(b.isHidden() for b in view.buttons.values())  # nothing to decide yet
+    qtbot.mouseClick(view.reopen_button, Qt.MouseButton.LeftButton)
+    settle()
+    settle()
+    assert context.service.get_item(older).status == "active"
+    assert context.service.get_stats().conflicts_open == 1
+    assert view.inbox.count() == 0  # no longer automatic: back in the Open list
+    view.filter.setCurrentIndex(view.filter.findText("Open"))
+    settle()
+    settle()
+    assert view.inbox.count() == 1 and view.reopen_button.isHidden()
+    assert not view.buttons["keep_newer"].isHidden()

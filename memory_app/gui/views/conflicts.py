@@ -33,7 +33,15 @@ from memory_app.gui.views.base import View
 from memory_app.gui.widgets.empty_state import EmptyState
 
 OPEN = ("unresolved", "pending_user_review")
-FILTERS = (("Open", OPEN), ("Resolved", ()), ("All", ()))
+AUTO_RESOLVED = ("auto_resolved",)
+# (shown, statuses asked for, resolved only): "Auto-resolved" lists the updates applied
+# without asking (a newer rule said it replaces an older one), so a person can reverse one.
+FILTERS = (
+    ("Open", OPEN, False),
+    ("Auto-resolved", AUTO_RESOLVED, False),
+    ("Resolved", (), True),
+    ("All", (), False),
+)
 # (decision, button text with its Alt mnemonic, plain key on the inbox, what it does)
 ACTIONS = (
     ("keep_older", "Keep &older", "O", "The newer memory is superseded by the older one"),
@@ -126,7 +134,7 @@ class ConflictsView(View):
         self.records: list[ConflictRecord] = []
 
         self.filter = QComboBox(self)
-        for text, _ in FILTERS:
+        for text, _statuses, _resolved in FILTERS:
             self.filter.addItem(text)
         self.filter.currentIndexChanged.connect(lambda *_: self.context.spawn(self.reload()))
         self.inbox = QListWidget(self)
@@ -176,7 +184,13 @@ class ConflictsView(View):
         self.skip_button = QPushButton("&Skip ›", right)
         self.skip_button.setToolTip("Leave this one open and show the next (Alt+S)")
         self.skip_button.clicked.connect(self.next_conflict)
+        self.reopen_button = QPushButton("&Reopen", right)
+        self.reopen_button.setToolTip(
+            "Undo this resolution: both memories are active again and the conflict is open (Alt+R)"
+        )
+        self.reopen_button.clicked.connect(self.reopen)
         actions.addWidget(self.merge_button)
+        actions.addWidget(self.reopen_button)
         actions.addStretch(1)
         actions.addWidget(self.skip_button)
         self.merge_editor = QPlainTextEdit(right)
@@ -236,7 +250,7 @@ class ConflictsView(View):
 
     async def reload(self) -> None:
         records = await self.context.call(self.context.service.conflicts, self.statuses())
-        if self.filter.currentIndex() == 1:  # resolved: everything not open
+        if FILTERS[self.filter.currentIndex()][2]:  # resolved: everything not open
             records = [r for r in records if r.status not in OPEN]
         self.show_conflicts(records)
 
@@ -298,6 +312,8 @@ class ConflictsView(View):
         is_open = record.status in OPEN
         for button in (*self.buttons.values(), self.merge_button, self.skip_button):
             button.setEnabled(is_open)
+            button.setVisible(is_open)
+        self.reopen_button.setVisible(not is_open)
         self.note.setEnabled(is_open)
         self.error.hide()
         self._show_merge(False)
@@ -312,6 +328,7 @@ class ConflictsView(View):
             card.excerpt.clear()
         for button in (*self.buttons.values(), self.merge_button, self.skip_button):
             button.setEnabled(False)
+        self.reopen_button.setVisible(False)
 
     def _mark_colour(self) -> str:
         colour = self.palette().color(QPalette.ColorRole.Highlight)
@@ -351,6 +368,22 @@ class ConflictsView(View):
         self.note.clear()
         words = STATUS_WORDS.get(record.status, record.status)
         self.context.events.notify.emit(f"Conflict #{ident}: {words}.", self._undo)
+        self.context.events.memories_changed.emit()
+        await self.reload()
+
+    def reopen(self) -> Any:
+        if self.detail is None or self.detail.record.status in OPEN:
+            return None
+        return self.context.spawn(self._reopen(self.detail.record.id))
+
+    async def _reopen(self, ident: int) -> None:
+        try:
+            await self.context.call(self.context.service.reopen_conflict, ident)
+        except ValidationError as exc:
+            self.error.setText(str(exc))
+            self.error.show()
+            return
+        self.context.events.notify.emit(f"Conflict #{ident} is open again.", None)
         self.context.events.memories_changed.emit()
         await self.reload()
 
