@@ -67,6 +67,16 @@ def numbers(text: str) -> frozenset[float]:
     return frozenset(found)
 
 
+def _as_number(value: str) -> float | None:
+    """The quantity a value names ("3", "three"), if it is one."""
+    if value in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[value])
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
 def named_values(text: str) -> frozenset[str]:
     """Every name-like token (identifier, literal, number, a capitalized word after the
     first), lowercased, stop words or not: "the suffix Repository" names a value even
@@ -85,7 +95,7 @@ _SUBJECT = re.compile(
     r"only|happen|happens|belong|belongs|time|times|follow|follows|come|comes)\b",
     re.IGNORECASE,
 )
-_NOT_A_SUBJECT = frozenset("we i you they it this that there he she everyone".split())
+_NOT_A_SUBJECT = frozenset("we i you they it this that there he she everyone please".split())
 
 
 def _subject_stems(text: str) -> tuple[str, ...]:
@@ -356,12 +366,14 @@ def differs_in_value(older: str, newer: str) -> bool:
     ra, rb = named_values(older), named_values(newer)
     if (ra - rb) and (rb - ra):
         return True
-    if (a.endorsed - b.words) and (b.endorsed - a.words):
+    # "three retries" / "3 retries": one value written two ways.
+    only_a = {v for v in a.endorsed - b.words if _as_number(v) not in nb}
+    only_b = {v for v in b.endorsed - a.words if _as_number(v) not in na}
+    if only_a and only_b:
         return True
     if (a.endorsed & b.rejected) | (a.rejected & b.endorsed):
         return True
-    ja, jb = subject(older), subject(newer)
-    if ja and jb and (ja - jb) and (jb - ja):
+    if _subjects_differ(older, newer):
         return True  # "unit tests run on every push" / "integration tests run nightly"
     # "We moved the chatbot from Cloud Run to GKE", "date-fns from now on": the newer
     # says it changes something the older stated; never a repeat to fold away.
@@ -371,6 +383,25 @@ def differs_in_value(older: str, newer: str) -> bool:
     # one slot.
     shared = a.endorsed & b.endorsed or (na and na == nb)
     return not (shared or slot_overlap(a, b) >= SAME_SLOT)
+
+
+def _mentions(text: str, words: frozenset[str]) -> bool:
+    """Is each of these stems said somewhere in `text` ("the OpenAPI spec" names the
+    API, "cargo clippy" names Clippy)?"""
+    low = text.lower()
+    said = _stems(text)
+    return all(w in said or w in low for w in words)
+
+
+def _subjects_differ(older: str, newer: str) -> bool:
+    """Different subjects, and one side's is not even mentioned by the other ("branch
+    names ..." / "commit messages ..."); a subject moved into the object is the same
+    rule reworded ("The ledger is stored in CockroachDB" / "CockroachDB is the
+    database behind the ledger")."""
+    ja, jb = subject(older), subject(newer)
+    if not (ja and jb and (ja - jb) and (jb - ja)):
+        return False
+    return not _mentions(newer, ja - jb) or not _mentions(older, jb - ja)
 
 
 def reason(older: str, newer: str) -> str:

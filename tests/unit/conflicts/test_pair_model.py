@@ -94,6 +94,16 @@ def test_decide(probs, rules, reversed_, differs, answer) -> None:
             "Python formatting: always black, line length 100.",
             False,
         ),
+        # One number written two ways is one value.
+        ("Retry the payment call three times.", "The payment call gets 3 retries.", False),
+        ("Retry the payment call three times.", "Retry the payment call five times.", True),
+        # A subject moved into the object is the same rule; two unrelated subjects are not.
+        (
+            "The audit log is stored in MongoDB.",
+            "MongoDB is the store behind the audit log.",
+            False,
+        ),
+        ("Branch names start with the ticket key.", "Commit messages end with the key.", True),
     ],
 )
 def test_differs_in_value(older: str, newer: str, differs: bool) -> None:
