@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import warnings
 from functools import lru_cache
 from typing import Any
 
@@ -52,8 +53,14 @@ def available() -> bool:
 @lru_cache(maxsize=4096)
 def _vector(text: str) -> Any:
     model = _load()
-    vector = model.embed([text], norm=True)[0]
-    return vector
+    with warnings.catch_warnings():
+        # Text with no word the model knows has a zero vector: normalising it divides
+        # by zero. It is read as "nothing to compare" below, not as a warning.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        vector = model.embed([text], norm=True)[0]
+    import numpy  # comes with wordllama; only needed once the model has loaded
+
+    return numpy.nan_to_num(vector, nan=0.0, posinf=0.0, neginf=0.0)
 
 
 DIMENSIONS = 256
@@ -75,11 +82,16 @@ def vector(text: str) -> list[float] | None:
 
 
 def similarity(a: str, b: str) -> float | None:
-    """Cosine similarity in [-1, 1] of the two statements, or None without the model."""
+    """Cosine similarity in [-1, 1] of the two statements, or None without the model or
+    when one has no word the model knows (its vector is undefined)."""
     if _load() is None:
         return None
     try:
-        return float(_vector(a) @ _vector(b))
+        va, vb = _vector(a), _vector(b)
+        if not va.any() or not vb.any():
+            return None  # one side has no word the model knows
+        value = float(va @ vb)
     except Exception as exc:  # an odd input must never stop a write
         log.warning("semantic similarity failed: %s", exc)
         return None
+    return value if math.isfinite(value) else None
