@@ -97,6 +97,15 @@ _STATE = re.compile(
     r"so|too|very|really|pretty|kind of|sort of)\b",
     _FLAGS,
 )
+# "Outbound calls: 3 second context timeout.", "Interfaces: no 'I' prefix.": a topic,
+# a colon, and a verbless specification of it.
+_LABELLED = re.compile(r"^(?P<label>[A-Za-z][\w./'-]*(?:\s+[\w./'-]+){0,3})\s*:\s+(?P<spec>\S.*)$")
+_SPECIFIES = re.compile(
+    r"\d|\b(?:only|no|never|always|every|all|each|per|at most|at least|max|maximum|min|"
+    r"minimum|not|instead|before|after)\b",
+    _FLAGS,
+)
+_MAX_SPEC_WORDS = 15
 _STANDING = re.compile(
     r"\b(?:always|never|every|each|all|any|whenever|from now on|going forward|moving forward|"
     r"by default|in general|as a rule|no more|only|new|future|anymore|any more|"
@@ -184,8 +193,9 @@ def _body(text: str) -> str:
 
 
 def form(text: str) -> str | None:
-    """ "imperative", "request", "team" or "rule" when the sentence has the form of a
-    standing instruction; None otherwise."""
+    """ "imperative", "request", "team", "rule", "statement" or "label" ("Interfaces: no
+    'I' prefix") when the sentence has the form of a standing instruction; None
+    otherwise."""
     body = _body(text)
     if not body:
         return None
@@ -219,6 +229,12 @@ def form(text: str) -> str | None:
             "who",
         ):
             return "statement"
+    labelled = _LABELLED.match(text.strip())
+    if labelled is not None:
+        spec = labelled["spec"]
+        words = len(spec.split())
+        if words <= _MAX_SPEC_WORDS and (_SPECIFIES.search(spec) or frame(spec).values):
+            return "label"
     return None
 
 
@@ -260,7 +276,14 @@ def is_one_off(text: str) -> bool:
 
 # Base confidences: a request or a team's habit is as explicit as an imperative; a bare
 # rule-shaped statement ("all handlers return JSON") needs its standing marker.
-_BASE = {"request": 0.66, "imperative": 0.62, "team": 0.62, "rule": 0.6, "statement": 0.62}
+_BASE = {
+    "request": 0.66,
+    "imperative": 0.62,
+    "team": 0.62,
+    "rule": 0.6,
+    "statement": 0.62,
+    "label": 0.62,
+}
 STANDING_BOOST = 0.16
 ONE_OFF_PENALTY = 0.22
 
@@ -274,7 +297,7 @@ def directive_score(text: str) -> float | None:
         return None
     score = _BASE[kind]
     standing = bool(_STANDING.search(text))
-    if kind in ("statement", "team"):
+    if kind in ("statement", "team", "label"):
         standing = True  # present-tense habits and facts of the project stand by nature
     elif kind == "imperative":
         standing = standing or _generic_object(_body(text))

@@ -1,0 +1,57 @@
+"""Standing rules recognised by their form: here the topic-and-colon form."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_app.domain.categories import DEFAULT_CATEGORIES
+from memory_app.domain.transcripts import Transcript, Turn
+from memory_app.extract.directives import form, is_one_off
+from memory_app.extract.offline import OfflineExtractor
+
+
+def contents(text: str) -> list[str]:
+    said = Transcript(source_kind="text", turns=(Turn(position=0, speaker="user", text=text),))
+    return [i.content for i in OfflineExtractor().extract(said, DEFAULT_CATEGORIES)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Outbound calls: 3 second context timeout.",
+        "Interfaces: no 'I' prefix.",
+        "Dependency injection: constructor injection only.",
+        "Topic names: always kebab-case, max 40 characters.",
+    ],
+)
+def test_a_topic_and_its_specification_is_a_rule(text: str) -> None:
+    assert form(text) == "label"
+    assert contents(text) == [text]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Note: lunch is at noon.",
+        "Quick update: I am out tomorrow.",
+        "Agenda: standup, then retro.",
+        "Here is the plan:",
+    ],
+)
+def test_a_label_without_a_rule_is_not(text: str) -> None:
+    assert contents(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "one_off"),
+    [
+        ("Create a hello world function.", True),
+        ("First, clean up the payroll module.", True),
+        ("Fix this bug today.", True),
+        ("Always add docstrings.", False),
+        ("From now on, create a changelog entry for every release.", False),
+        ("Validate request bodies.", False),
+    ],
+)
+def test_a_task_for_now_is_not_a_standing_rule(text: str, one_off: bool) -> None:
+    assert is_one_off(text) is one_off
