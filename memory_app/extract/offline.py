@@ -29,6 +29,7 @@ from memory_app.extract import offline_rules as rules
 from memory_app.extract import sentence_model
 from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, KnownMemory
 from memory_app.extract.directives import directive_score, is_technical
+from memory_app.extract.directives import form as directive_form
 from memory_app.extract.sentences import (
     clean_content,
     is_injected_turn,
@@ -247,6 +248,8 @@ def _best_reading(text: str, speaker: str) -> tuple[str, _Scored | None]:
     rest_scored = score_sentence(rest, speaker)
     if rest_scored is None:
         return text, scored
+    if scored is not None and directive_form(text) == "label" and directive_form(rest) is None:
+        return text, scored  # "Topic names: always kebab-case": the label is the topic
     if (
         scored is None
         or rest_scored.confidence > scored.confidence
