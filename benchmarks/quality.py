@@ -128,17 +128,20 @@ def _session_transcript(dialogue: dict[str, Any], index: int) -> Transcript:
 
 def _handled(service: MemoryService, old: list[MemoryItemRow], new: list[MemoryItemRow]) -> bool:
     """The newest statement is active and every older one is superseded or waits in an
-    open conflict with it."""
-    active_new = [r for r in new if r.status == "active"]
+    open conflict with it.
+
+    A memory that names both values ("we moved the deploy from Cloud Run to GKE") states
+    the change: it counts as the newer statement, never as the older rule left active.
+    The older rule must still have been remembered on its own."""
+    new_ids = {r.id for r in new}
+    active_new = {r.id for r in new if r.status == "active"}
+    old = [r for r in old if r.id not in new_ids]
     if not old or not active_new:
         return False
-    new_ids = {r.id for r in active_new}
     for row in old:
-        if row.id in new_ids:
-            return False  # one memory matches both: the change was never told apart
         if row.status in ("superseded", "deleted", "archived"):
             continue
-        if not (_open_partners(service, row.id or 0) & new_ids):
+        if not (_open_partners(service, row.id or 0) & active_new):
             return False
     return True
 
@@ -175,8 +178,8 @@ def evaluate_dialogues(dialogues: Sequence[dict[str, Any]]) -> dict[str, Any]:
                     continue
                 updates += 1
                 old_memory = by_id[memory["updates"]]
-                old = [r for r in rows if matches(r.content, old_memory["must"])]
                 new = [r for r in rows if matches(r.content, memory["must"])]
+                old = [r for r in rows if matches(r.content, old_memory["must"]) and r not in new]
                 ok = _handled(service, old, new)
                 handled += ok
                 if old and new:

@@ -16,6 +16,7 @@ it. Inference is a few dozen multiplications in pure Python, so it runs on every
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -26,6 +27,7 @@ from pathlib import Path
 from memory_app.conflicts import semantic
 from memory_app.domain.statements import (
     SAME_SLOT,
+    STOP_WORDS,
     TOKEN,
     Frame,
     frame,
@@ -138,6 +140,48 @@ def flipped_words(older: str, newer: str) -> int:
     return len(((for_a & against_b) - against_a) | ((for_b & against_a) - against_b))
 
 
+_FILLERS = frozenset("a an the our their its".split())
+_MOST_REPLACED = 4  # words on each side: more is a rewording, not a value put in place
+
+
+def _aligned(text: str) -> tuple[list[str], list[bool]]:
+    """The statement's words as compared (case and plural ignored), and which name a
+    value (a literal, number, identifier or name)."""
+    tokens = [t for t in TOKEN.findall(text) if t.lower() not in _FILLERS]
+    named = [
+        value_like(t, first=n == 0) or t.lower() in _NUMBER_WORDS for n, t in enumerate(tokens)
+    ]
+    return [value_key(t) for t in tokens], named
+
+
+def substitutions(older: str, newer: str) -> tuple[int, float]:
+    """Values put in another's place: the two statements aligned word by word, the short
+    runs each side has where the other has another, next to shared words that carry
+    meaning ("names end with Payload" / "names end with Dto", "at most 400 changed
+    lines" / "at 250 changed lines"). Returns how many such runs name a value on both
+    sides, and how much of the wording aligns."""
+    a, a_values = _aligned(older)
+    b, b_values = _aligned(newer)
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    codes = matcher.get_opcodes()
+
+    def anchors(k: int) -> bool:
+        if not 0 <= k < len(codes) or codes[k][0] != "equal":
+            return False
+        _, i1, i2, _, _ = codes[k]
+        return any(w not in STOP_WORDS and len(w) > 1 for w in a[i1:i2])
+
+    valued = 0
+    for k, (tag, i1, i2, j1, j2) in enumerate(codes):
+        if tag != "replace" or i2 - i1 > _MOST_REPLACED or j2 - j1 > _MOST_REPLACED:
+            continue
+        if not (anchors(k - 1) or anchors(k + 1)):
+            continue
+        if any(a_values[i1:i2]) and any(b_values[j1:j2]):
+            valued += 1
+    return valued, matcher.ratio()
+
+
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in _WORD.findall(text) if len(w) > 2)
 
@@ -180,6 +224,7 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
     only_b = b.endorsed - a.words
     against = (a.endorsed & b.rejected) | (a.rejected & b.endorsed)
     sa, sb = _stems(older), _stems(newer)
+    valued, aligned = substitutions(older, newer)
     ra, rb = named_values(older), named_values(newer)
     ja, jb = subject(older), subject(newer)
     return [
@@ -215,6 +260,8 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
         float(bool(ja) and ja == jb),
         min(flipped_words(older, newer), 3) / 3,
         float(parallel(older, newer)),
+        float(valued >= 1),
+        aligned,
     ]
 
 
@@ -251,6 +298,8 @@ NAMES = (
     "same subject",
     "words said for and against",
     "parallel subjects",
+    "a value put in another's place",
+    "wording aligned",
 )
 
 
@@ -379,10 +428,16 @@ def differs_in_value(older: str, newer: str) -> bool:
     # says it changes something the older stated; never a repeat to fold away.
     if b.change_cue and not a.change_cue:
         return True
-    # The similarity proposes, the words must anchor it: a shared value or quantity, or
-    # one slot.
+    # The similarity proposes, the words must anchor it: a shared value or quantity, one
+    # slot, or two words that carry meaning said by both ("Feature branches are
+    # squash-merged into main" / "When a feature branch goes into main, squash it").
     shared = a.endorsed & b.endorsed or (na and na == nb)
-    return not (shared or slot_overlap(a, b) >= SAME_SLOT)
+    return not (shared or slot_overlap(a, b) >= SAME_SLOT or len(_content_stems(older, newer)) >= 2)
+
+
+def _content_stems(older: str, newer: str) -> frozenset[str]:
+    """The stems of meaningful words both statements say."""
+    return (_stems(older) & _stems(newer)) - STOP_WORDS
 
 
 def _mentions(text: str, words: frozenset[str]) -> bool:

@@ -55,6 +55,7 @@ above below under beyond other each
 ago sprint quarter earlier later soon
 """.split())
 # fmt: on
+STOP_WORDS = _STOP  # words that carry no topic or value, for other readers of statements
 # Spellings of one idea, unified before stemming.
 _SAME = {
     "repo": "repository",

@@ -104,6 +104,12 @@ def test_decide(probs, rules, reversed_, differs, answer) -> None:
             False,
         ),
         ("Branch names start with the ticket key.", "Commit messages end with the key.", True),
+        # No value on either side: two meaningful words said by both anchor one rule.
+        (
+            "Hotfixes are branched from the latest release tag.",
+            "Branch off the most recent release tag when you do a hotfix.",
+            False,
+        ),
     ],
 )
 def test_differs_in_value(older: str, newer: str, differs: bool) -> None:
@@ -250,3 +256,23 @@ def test_the_trainer_learns_from_the_dialogues_own_rules() -> None:
     assert sum(p["relation"] == "update" for p in pairs) >= 24
     with pytest.raises(ValueError, match="frozen"):
         train_pairs.dialogue_pairs(["test_b.json"])
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "valued"),
+    [
+        # The value changes in place, between words both say.
+        ("Our DTO names end with Payload.", "Our DTO names end with Dto.", 1),
+        ("A PR is at most 400 changed lines.", "We cap PRs at 250 changed lines.", 1),
+        ("Every PR needs two approvals.", "Every PR needs one approval.", 1),
+        # A rewording moves the words around: nothing is put in another's place.
+        ("Use the tracing crate for logging.", "Rust services emit their logs through tracing.", 0),
+        ("Indent with tabs.", "Indent with tabs.", 0),
+    ],
+)
+def test_substitutions(older: str, newer: str, valued: int) -> None:
+    found, aligned = pair_model.substitutions(older, newer)
+    assert found == valued
+    assert 0.0 <= aligned <= 1.0
+    if older == newer:
+        assert aligned == 1.0
