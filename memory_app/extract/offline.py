@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from memory_app.domain.categories import DEFAULT_CATEGORIES, Category
@@ -34,7 +34,7 @@ from memory_app.extract.sentences import (
     clean_content,
     is_injected_turn,
     normalized_key,
-    sentences,
+    paragraph_sentences,
     strip_filler,
     word_count,
 )
@@ -96,6 +96,7 @@ class _Candidate:
     tokens: frozenset[str] = field(default_factory=frozenset)
     positions: set[int] = field(default_factory=set)
     joins_previous: bool = False  # the sentence before is part of this content
+    elaborated: bool = False  # the sentence after is part of this content
 
 
 @dataclass(frozen=True)
@@ -361,15 +362,25 @@ class OfflineExtractor:
         for turn in transcript.turns:
             prose: list[str] = []
             if turn.is_statement and not (turn.speaker == "user" and is_injected_turn(turn.text)):
-                prose = sentences(turn.text)
+                grouped = paragraph_sentences(turn.text)
+                prose = [sentence for paragraph in grouped for sentence in paragraph]
                 hint = state.context_hint(turn.speaker)
                 previous: str | None = None
                 before: list[_Candidate] = []  # what the previous sentence gave
-                for sentence in prose:
+                for sentence, opens_paragraph in _with_paragraph_starts(grouped):
                     found = self._candidates(sentence, turn, hint, wanted, previous)
                     if any(c.joins_previous for c in found):
                         # The rule spans both sentences: the first alone is a fragment.
                         candidates = [c for c in candidates if all(c is not b for b in before)]
+                    elif (
+                        turn.speaker == "user"
+                        and not opens_paragraph  # a list item stands apart from the last
+                        and _elaborates(before, found)
+                    ):
+                        # A rule and the sentence right after it ("For styling we use CSS
+                        # Modules. Please don't add styled-components.") are one memory.
+                        _join(before[-1], found.pop(0))
+                        found = []  # two sentences at most: the next one starts anew
                     candidates.extend(found)
                     before = found
                     previous = sentence
@@ -439,6 +450,49 @@ class OfflineExtractor:
                 )
             )
         return found
+
+
+def _with_paragraph_starts(grouped: list[list[str]]) -> Iterator[tuple[str, bool]]:
+    """Each sentence, and whether it opens its paragraph."""
+    for paragraph in grouped:
+        for n, sentence in enumerate(paragraph):
+            yield sentence, n == 0
+
+
+def _kept(cand: _Candidate) -> bool:
+    return cand.confidence >= CONFIDENCE_THRESHOLD
+
+
+def _elaborates(before: list[_Candidate], found: list[_Candidate]) -> bool:
+    """Does this sentence's first memory follow the previous sentence's last one, both
+    kept, with room for the two in one memory? People state a rule and then say more of
+    it (what not to do instead, where it applies, why) in the next sentence; read alone,
+    the second is half a rule. Only the sentence right before counts, and one sentence
+    that already took its neighbour in takes no other."""
+    if not before or not found:
+        return False
+    first, second = before[-1], found[0]
+    return (
+        _kept(first)
+        and _kept(second)
+        and not first.elaborated
+        and not first.joins_previous
+        and not second.joins_previous
+        and len(first.content) + len(second.content) < MAX_CONTENT_CHARS
+    )
+
+
+def _join(first: _Candidate, second: _Candidate) -> None:
+    """Fold the following sentence into the rule it elaborates, filed as the more
+    confident reading files it."""
+    stop = "" if first.content.endswith((".", "!", "?")) else "."
+    first.content = f"{first.content}{stop} {second.content}"
+    first.tokens = first.tokens | second.tokens
+    first.rationale = first.rationale or second.rationale
+    first.elaborated = True
+    if second.confidence > first.confidence:
+        first.category, first.type, first.rule = second.category, second.type, second.rule
+        first.confidence = second.confidence
 
 
 def _similar(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -273,8 +273,14 @@ def split_sentences(paragraph: str) -> list[str]:
 
 def sentences(text: str) -> list[str]:
     """All prose sentences of one turn's text, in order."""
+    return [s for p in paragraph_sentences(text) for s in p]
+
+
+def paragraph_sentences(text: str) -> list[list[str]]:
+    """The prose sentences of one turn's text, paragraph by paragraph (a list item or a
+    line of its own is a paragraph: what it says stands apart from its neighbours)."""
     clean = strip_injected(normalize_text(text))
-    return [s for p in paragraphs(prose_lines(clean)) for s in split_sentences(p)]
+    return [found for p in paragraphs(prose_lines(clean)) if (found := split_sentences(p))]
 
 
 def strip_filler(sentence: str) -> str:

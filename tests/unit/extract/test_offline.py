@@ -348,6 +348,37 @@ def test_repeats_are_merged_and_boosted() -> None:
     assert items[0].context is not None and "repeated in 2 turns" in items[0].context
 
 
+def test_a_rule_and_the_sentence_that_elaborates_it_are_one_memory() -> None:
+    items = one(
+        "user",
+        "For styling we use CSS Modules. Please don't add styled-components, we ripped "
+        "it out last year because of the runtime cost.",
+    )
+    assert [i.content for i in items] == [
+        "For styling we use CSS Modules. Please don't add styled-components, we ripped "
+        "it out last year because of the runtime cost."
+    ]
+
+
+def test_elaboration_takes_one_sentence_and_never_crosses_a_list_item() -> None:
+    three = one(
+        "user",
+        "We use constructor injection everywhere. Never put @Autowired on fields. "
+        "Every controller method returns a DTO, never an entity.",
+    )
+    assert [i.content for i in three] == [
+        "We use constructor injection everywhere. Never put @Autowired on fields.",
+        "Every controller method returns a DTO, never an entity.",
+    ]
+    listed = one(
+        "user", "- We use constructor injection everywhere.\n- Always use pnpm, never npm."
+    )
+    assert [i.content for i in listed] == [
+        "We use constructor injection everywhere.",
+        "Always use pnpm, never npm.",
+    ]
+
+
 # --- content, tags, categories ----------------------------------------------------------
 
 
