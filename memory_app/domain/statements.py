@@ -186,13 +186,18 @@ _CHANGE_CUE = re.compile(
     r"today)|starting (?:now|today)|henceforth|these days|nowadays|switch(?:ed|ing)?|"
     r"mov(?:ed|ing)(?: (?!to\b)[\w-]+){0,3}? (?:over )?(?:to|away|from)|migrat(?:ed|ing)|"
     r"replac(?:e|ed|ing)|instead|"
-    r"no longer|any ?more|not .{1,40} anymore|now|chang(?:ed|ing) (?:to|it|over)|"
+    r"no longer|any ?more|not .{1,40} anymore|now|chang(?:e|ed|ing) (?:to|it|over)|"
     r"new (?:rule|convention|standard|policy|approach)|updated?|rather than|"
     r"stop(?:ped)? using|dropp(?:ed|ing)|ditch(?:ed|ing)?|from here|going to|"
     r"(?:we|i)(?:'ve| have) decided|(?:we|i) decided|let'?s (?:move|switch|go))\b",
     re.IGNORECASE,
 )
-_CLAUSE = re.compile(r"\s*(?:[;:]|,\s+(?:but|and|so)?|\s(?:but|while|whereas)\s)\s*")
+# Where a clause ends: a semicolon or colon, a comma before "but"/"and"/"so", a
+# contrasting conjunction, or the end of a sentence (a memory may hold two).
+_CLAUSE = re.compile(
+    r"\s*(?:[;:]|,\s+(?:but|and|so)?|\s(?:but|while|whereas)\s|(?<![A-Z]\.[a-z])(?<!\be\.g)"
+    r"(?<!\bi\.e)[.!?]\s+(?=[A-Z0-9`'\"]))\s*"
+)
 
 
 @dataclass(frozen=True)
