@@ -14,4 +14,3 @@ def test_a_memory_of_two_sentences_is_read_sentence_by_sentence() -> None:
     assert "slog" in read.endorsed
     assert "zap" in read.rejected
     assert read.change_cue
-
