@@ -215,7 +215,9 @@ def form(text: str) -> str | None:
         subject = statement["subject"].lower().split()
         generic = subject[-1].endswith("s") and subject[0] not in ("this", "that", "it")
         quantified = subject[0] in ("our", "all", "every", "each", "new", "any", "no")
-        if (generic or quantified or frame(statement["rest"]).values) and subject[0] not in (
+        if (
+            generic or quantified or frame(statement["rest"]).values or _names_one(statement)
+        ) and subject[0] not in (
             "i",
             "you",
             "he",
@@ -236,6 +238,21 @@ def form(text: str) -> str | None:
         if words <= _MAX_SPEC_WORDS and (_SPECIFIES.search(spec) or frame(spec).values):
             return "label"
     return None
+
+
+def _names_one(statement: re.Match[str]) -> bool:
+    """A technical thing said to be one named thing, lowercase as people type it ("the
+    cache is redis", "base image for our containers is alpine")."""
+    rest = statement["rest"].strip(" .!").split()
+    return (
+        statement["verb"].lower() in ("is", "are", "use", "uses")
+        and 1 <= len(rest) <= 2
+        and all(w.lower() not in _NOT_NAMES for w in rest)
+        and any(w.lower().strip(",.") in _TECH for w in statement["subject"].split())
+    )
+
+
+_NOT_NAMES = frozenset("a an the it this that them fine good ok okay done here there".split())
 
 
 def _generic_object(body: str) -> bool:

@@ -55,3 +55,19 @@ def test_a_label_without_a_rule_is_not(text: str) -> None:
 )
 def test_a_task_for_now_is_not_a_standing_rule(text: str, one_off: bool) -> None:
     assert is_one_off(text) is one_off
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # A technical thing said to be one named thing, typed in lowercase.
+        ("the cache is redis", "statement"),
+        ("the queue is rabbitmq", "statement"),
+        # A state, a judgement or no technical subject is not a rule.
+        ("The cache is fine", None),
+        ("the tests are flaky", None),
+        ("the weather is lovely", None),
+    ],
+)
+def test_a_thing_named_in_lowercase_is_a_statement(text: str, kind: str | None) -> None:
+    assert form(text) == kind
