@@ -123,13 +123,37 @@ _PLAIN_QUALIFIERS = frozenset(stem(w) for w in "new all every each any our the o
 def parallel(older: str, newer: str) -> bool:
     """Two rules about different kinds of one thing: the same head noun, each side
     with a qualifier the other lacks ("unit tests" / "end-to-end tests", "Python code"
-    / "TypeScript code", "timestamp columns" / "boolean columns"). One slot narrowed
-    ("component files" / "React component files") is not parallel."""
-    ja, jb = _subject_stems(older), _subject_stems(newer)
+    / "TypeScript code", "timestamp columns" / "boolean columns"), as the subject or
+    as the scope said first ("In the billing service, ..." / "In the notifications
+    service, ..."). One slot narrowed ("component files" / "React component files") is
+    not parallel."""
+    return any(
+        _different_kinds(ja, jb)
+        for ja, jb in (
+            (_subject_stems(older), _subject_stems(newer)),
+            (_scope_stems(older), _scope_stems(newer)),
+        )
+    )
+
+
+def _different_kinds(ja: tuple[str, ...], jb: tuple[str, ...]) -> bool:
     if not ja or not jb or ja[-1] != jb[-1]:
         return False
     qa, qb = set(ja[:-1]) - _PLAIN_QUALIFIERS, set(jb[:-1]) - _PLAIN_QUALIFIERS
     return bool(qa - qb) and bool(qb - qa)
+
+
+# A rule's scope said first: "In the billing service, ...", "For Python code: ...".
+_SCOPE = re.compile(
+    r"^(?:in|for|within|inside|on)\s+(?:the|our|all|every|each|any)?\s*"
+    r"(?P<scope>(?:[\w.+#/-]+\s+){0,3}?[\w.+#/-]+)\s*[,:]",
+    re.IGNORECASE,
+)
+
+
+def _scope_stems(text: str) -> tuple[str, ...]:
+    found = _SCOPE.match(text.strip())
+    return tuple(stem(w) for w in found["scope"].lower().split()) if found else ()
 
 
 def flipped_words(older: str, newer: str) -> int:

@@ -209,6 +209,17 @@ def test_thresholds_are_chosen_by_the_targets_on_held_out_pairs() -> None:
         ("Component files end in .view.tsx.", "React component files use .ui.tsx.", False),
         ("Staging models are prefixed stg_.", "New staging models are prefixed base_.", False),
         ("We use Vitest.", "We use Playwright.", False),
+        # The scope said first: two services, or one service with two values.
+        (
+            "In the notifications service, env vars are prefixed NOTIF_.",
+            "In the billing service, env vars are prefixed BILL_.",
+            True,
+        ),
+        (
+            "In the billing service, env vars are prefixed BILLING_.",
+            "In the billing service, env vars are prefixed BILL_.",
+            False,
+        ),
     ],
 )
 def test_parallel_subjects(older: str, newer: str, is_parallel: bool) -> None:
