@@ -204,6 +204,8 @@ def form(text: str) -> str | None:
     first = body.split(None, 1)[0].lower().strip(",.:;!'\"")
     if first in VERBS and not re.match(r"^\w+(?:s|ed|ing)\s+(?:is|are|was)\b", body, _FLAGS):
         return "imperative"
+    if first == "no" and _COURTESY.match(body):
+        return None  # "No rush, end of sprint is fine.", "No blame, it's how we learn."
     if first in ("don't", "dont", "do", "never", "no", "avoid", "stop", "quit"):
         return "imperative"
     if _TEAM.search(text) and not _PAST.match(text.strip()):
@@ -238,6 +240,15 @@ def form(text: str) -> str | None:
         if words <= _MAX_SPEC_WORDS and (_SPECIFIES.search(spec) or frame(spec).values):
             return "label"
     return None
+
+
+# "No ..." that reassures rather than forbids: a pace, a feeling, a courtesy.
+_COURTESY = re.compile(
+    r"^no\s+(?:rush|hurry|pressure|stress|worries|worry|problem|problems|blame|biggie|"
+    r"sweat|offense|offence|need|doubt|idea|way|kidding|thanks|excuses|shame|judgement|"
+    r"judgment|big deal|hard feelings)\b",
+    _FLAGS,
+)
 
 
 def _names_one(statement: re.Match[str]) -> bool:

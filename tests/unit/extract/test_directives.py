@@ -71,3 +71,17 @@ def test_a_task_for_now_is_not_a_standing_rule(text: str, one_off: bool) -> None
 )
 def test_a_thing_named_in_lowercase_is_a_statement(text: str, kind: str | None) -> None:
     assert form(text) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("No rush, end of sprint is fine.", None),
+        ("No blame, it's how we all learn.", None),
+        ("No worries at all.", None),
+        ("No provider package, no bloc.", "imperative"),
+        ("No print for debug output.", "imperative"),
+    ],
+)
+def test_no_that_reassures_is_not_a_ban(text: str, kind: str | None) -> None:
+    assert form(text) == kind
