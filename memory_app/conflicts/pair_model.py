@@ -52,7 +52,7 @@ _NUMBER_WORDS = {
     "once": 1, "twice": 2, "single": 1, "half": 0.5,
 }
 # fmt: on
-_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?=[a-zA-Z%]*\b)")
+_NUMBER = re.compile(r"(?<![\w.+])(\d+(?:\.\d+)?)(?=[a-zA-Z%]*\b)")
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 # "use X not Y", "X over Y": a sentence that names what it is against.
 _NEGATION = re.compile(

@@ -118,6 +118,8 @@ def test_differs_in_value(older: str, newer: str, differs: bool) -> None:
 
 def test_numbers_are_read_from_digits_and_words() -> None:
     assert pair_model.numbers("at most fifty lines, 512MB, 3.5 s") == {50.0, 512.0, 3.5}
+    # A digit inside a name is not a quantity: "N+1 queries", "base64".
+    assert pair_model.numbers("the N+1 bug in base64 output") == frozenset()
 
 
 @pytest.mark.parametrize(
