@@ -202,6 +202,27 @@ def test_thresholds_are_chosen_by_the_targets_on_held_out_pairs() -> None:
     assert figures["conflict_recall"] == 1
 
 
+def test_the_merge_threshold_keeps_a_margin_from_any_false_merge() -> None:
+    def held(relation: str, same: float) -> train_pairs.Held:
+        return train_pairs.Held(
+            {"relation": relation},
+            {"same": same, "conflict": 0.0, "compatible": 1.0 - same},
+            rules_conflict=False,
+            reversed_stances=False,
+            value_differs=False,
+            parallel_rules=False,
+        )
+
+    # Merging the paraphrase at 0.72 would put the threshold within the margin of two
+    # different rules read at 0.6: the choice gives up that merge rather than risk one.
+    thresholds, figures = train_pairs.choose(
+        [held("paraphrase", 0.72), held("different rules", 0.6)]
+    )
+    assert thresholds.same - train_pairs.MERGE_MARGIN > 0.6
+    assert figures["false_merges"] == 0
+    assert figures["paraphrase_recall"] == 0
+
+
 @pytest.mark.parametrize(
     ("older", "newer", "is_parallel"),
     [
