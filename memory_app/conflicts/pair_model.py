@@ -206,6 +206,35 @@ def substitutions(older: str, newer: str) -> tuple[int, float]:
     return valued, matcher.ratio()
 
 
+_NEAR = 4  # tokens between a value and the word it is said of
+
+
+def swapped_near_shared_word(older: str, newer: str) -> bool:
+    """Each side names a value the other does not, next to a word both say ("tickets
+    in Jira" / "tickets live in Linear", "on Java 17" / "to Java 21"): one thing
+    given two values, however the rest is worded."""
+    a_tokens, b_tokens = TOKEN.findall(older), TOKEN.findall(newer)
+    a_keys = [value_key(t) for t in a_tokens]
+    b_keys = [value_key(t) for t in b_tokens]
+    a_named = {value_key(t) for n, t in enumerate(a_tokens) if value_like(t, first=n == 0)}
+    b_named = {value_key(t) for n, t in enumerate(b_tokens) if value_like(t, first=n == 0)}
+    only_a, only_b = a_named - set(b_keys), b_named - set(a_keys)
+    if not only_a or not only_b:
+        return False
+    shared = {
+        k for k in set(a_keys) & set(b_keys) if k not in STOP_WORDS and len(k) > 2
+    } - _PLAIN_QUALIFIERS
+
+    def near(keys: list[str], values: set[str]) -> set[str]:
+        found: set[str] = set()
+        for n, key in enumerate(keys):
+            if key in values:
+                found |= {k for k in keys[max(0, n - _NEAR) : n + _NEAR + 1] if k in shared}
+        return found
+
+    return bool(near(a_keys, only_a) & near(b_keys, only_b))
+
+
 def _stems(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in _WORD.findall(text) if len(w) > 2)
 
@@ -420,10 +449,14 @@ def read_pair(
 def reverses(older: str, newer: str) -> bool:
     """One rejects the value the other endorses, and endorses one in its place ("we
     indent with tabs" / "spaces, never tabs"; "for logs we use zap" / "we changed to
-    slog, no more zap"): a conflict however alike or unlike the wording is."""
+    slog, no more zap"), or the newer says it changes a thing the older gave another
+    value ("dashboards live in Looker" / "we moved the dashboards to Metabase"): a
+    conflict however alike or unlike the wording is."""
     a, b = frame(older), frame(newer)
     if a.endorsed & b.rejected and a.rejected & b.endorsed:
         return True
+    if b.change_cue and not a.change_cue and swapped_near_shared_word(older, newer):
+        return True  # "Global state lives in Redux" / "We switched global state to Zustand"
     return bool(a.endorsed & b.rejected and b.endorsed - a.words) or bool(
         b.endorsed & a.rejected and a.endorsed - b.words
     )

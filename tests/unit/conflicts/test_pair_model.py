@@ -310,3 +310,22 @@ def test_substitutions(older: str, newer: str, valued: int) -> None:
     assert 0.0 <= aligned <= 1.0
     if older == newer:
         assert aligned == 1.0
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "reversed_"),
+    [
+        # The newer says it changes a thing the older gave another value.
+        (
+            "Global state lives in Redux Toolkit.",
+            "We switched global state over to Zustand.",
+            True,
+        ),
+        ("We're on Java 17 for all services.", "We're moving the services to Java 21.", True),
+        # No change said, or no word both say next to the values: not by this rule.
+        ("Global state lives in Redux Toolkit.", "Global state lives in Zustand.", False),
+        ("Global state lives in Redux Toolkit.", "From now on, deploy with Helm.", False),
+    ],
+)
+def test_a_change_said_of_one_thing_reverses_it(older: str, newer: str, reversed_: bool) -> None:
+    assert pair_model.reverses(older, newer) is reversed_
