@@ -106,6 +106,12 @@ _SPECIFIES = re.compile(
     _FLAGS,
 )
 _MAX_SPEC_WORDS = 15
+# A verbless note typed fast: a thing, how it is done, what with ("json with moshi",
+# "migrations via alembic", "sql keywords in uppercase").
+_TERSE = re.compile(
+    r"^(?P<thing>[a-z][\w./-]*(?:\s+[a-z][\w./-]*){0,2})\s+"
+    r"(?:with|via|through|using|in|on)\s+(?P<what>[\w./'`-]+(?:[ ,]+[\w./'`-]+){0,3})[.!]?$",
+)
 _STANDING = re.compile(
     r"\b(?:always|never|every|each|all|any|whenever|from now on|going forward|moving forward|"
     r"by default|in general|as a rule|no more|only|new|future|anymore|any more|"
@@ -233,6 +239,8 @@ def form(text: str) -> str | None:
             "who",
         ):
             return "statement"
+    if _TERSE.match(body) and _says_a_tech_thing(body):
+        return "label"  # "json with moshi", "migrations via alembic": a typed note
     labelled = _LABELLED.match(text.strip())
     if labelled is not None:
         spec = labelled["spec"]
@@ -249,6 +257,18 @@ _COURTESY = re.compile(
     r"judgment|big deal|hard feelings)\b",
     _FLAGS,
 )
+
+
+def _says_a_tech_thing(body: str) -> bool:
+    """The thing a terse note is about is one of code or tools, and no verb says
+    something happened ("tests in kotest" yes; "lunch on fridays" no)."""
+    found = _TERSE.match(body)
+    if found is None:
+        return False
+    thing = found["thing"].lower().split()
+    return any(w in _TECH or w.rstrip("s") in _TECH for w in thing) and not any(
+        w.endswith("ed") or w in VERBS for w in thing
+    )
 
 
 def _names_one(statement: re.Match[str]) -> bool:

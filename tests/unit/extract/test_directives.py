@@ -85,3 +85,19 @@ def test_a_thing_named_in_lowercase_is_a_statement(text: str, kind: str | None) 
 )
 def test_no_that_reassures_is_not_a_ban(text: str, kind: str | None) -> None:
     assert form(text) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # A verbless note typed fast about code or tools.
+        ("json with moshi", "label"),
+        ("migrations via alembic.", "label"),
+        ("sql keywords in uppercase", "label"),
+        # Not about code, or saying something happened.
+        ("lunch on fridays", None),
+        ("fixed in prod", None),
+    ],
+)
+def test_a_terse_note_about_a_tool_is_a_rule(text: str, kind: str | None) -> None:
+    assert form(text) == kind
