@@ -379,8 +379,10 @@ class OfflineExtractor:
                     ):
                         # A rule and the sentence right after it ("For styling we use CSS
                         # Modules. Please don't add styled-components.") are one memory.
+                        # Two sentences at most: what this sentence says after its first
+                        # memory (a long one read clause by clause) still stands, and the
+                        # next sentence may only join one of those.
                         _join(before[-1], found.pop(0))
-                        found = []  # two sentences at most: the next one starts anew
                     candidates.extend(found)
                     before = found
                     previous = sentence
@@ -478,7 +480,7 @@ def _elaborates(before: list[_Candidate], found: list[_Candidate]) -> bool:
         and not first.elaborated
         and not first.joins_previous
         and not second.joins_previous
-        and len(first.content) + len(second.content) < MAX_CONTENT_CHARS
+        and len(first.content) + 1 + len(second.content) <= MAX_CONTENT_CHARS
     )
 
 

@@ -379,6 +379,23 @@ def test_elaboration_takes_one_sentence_and_never_crosses_a_list_item() -> None:
     ]
 
 
+def test_a_long_sentence_read_by_clauses_keeps_the_clauses_after_the_joined_one() -> None:
+    items = one(
+        "user",
+        "We use constructor injection everywhere. Never put @Autowired on fields in any "
+        "class of the gateway, not even in the tests or in the small helper configurations "
+        "that nobody reads; every controller method returns a DTO built by the mapper layer "
+        "and never an entity from the persistence package, whatever the endpoint; all "
+        "configuration lives in application.yml with one profile per environment and no "
+        "properties files anywhere else in the repository.",
+    )
+    contents = [i.content for i in items]
+    assert len(contents) == 3, contents
+    assert contents[0].startswith("We use constructor injection everywhere. Never put")
+    assert contents[1].startswith("Every controller method returns a DTO")
+    assert contents[2].startswith("All configuration lives in application.yml")
+
+
 # --- content, tags, categories ----------------------------------------------------------
 
 
