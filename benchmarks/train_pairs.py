@@ -39,6 +39,7 @@ from memory_app.conflicts.pair_model import (
     parallel,
     probabilities,
     reverses,
+    unrelated_subjects,
 )
 
 
@@ -166,7 +167,7 @@ def _read(pairs: Sequence[dict[str, Any]], x: np.ndarray, w: np.ndarray) -> list
                 rules.contradicts,
                 reverses(older, newer),
                 differs_in_value(older, newer),
-                parallel(older, newer),
+                parallel(older, newer) or unrelated_subjects(older, newer),
             )
         )
     return out

@@ -40,6 +40,7 @@ from memory_app.domain.statements import (
     value_like,
     word_overlap,
 )
+from memory_app.extract.directives import VERBS
 
 ANSWERS = ("same", "conflict", "compatible")
 WEIGHTS_FILE = Path(__file__).with_name("pair_weights.json")
@@ -60,9 +61,33 @@ _NEGATION = re.compile(
 )
 
 
+# A time of day, 12- or 24-hour ("2pm", "2:30 p.m.", "14:00"), compared as minutes.
+_TIME = re.compile(
+    r"(?<![\w:.])(?P<hour>\d{1,2})(?::(?P<minute>[0-5]\d))?\s*(?P<half>[ap])\.?m\.?(?!\w)|"
+    r"(?<![\w:.])(?P<hour24>[01]?\d|2[0-3]):(?P<minute24>[0-5]\d)(?![\w:])",
+    re.IGNORECASE,
+)
+
+
+def _minutes(found: re.Match[str]) -> int:
+    if found["hour24"] is not None:
+        return int(found["hour24"]) * 60 + int(found["minute24"])
+    hour = int(found["hour"]) % 12 + (12 if found["half"].lower() == "p" else 0)
+    return hour * 60 + int(found["minute"] or 0)
+
+
+def with_times_named(text: str) -> str:
+    """The text with each time of day written one way ("2pm", "14:00" → "t840"), so a
+    time is one value however it is written."""
+    return _TIME.sub(lambda m: f" t{_minutes(m)} ", text)
+
+
 def numbers(text: str) -> frozenset[float]:
-    """The quantities a statement names, digits or words ("fifty lines", "512MB")."""
-    found = {float(n) for n in _NUMBER.findall(text)}
+    """The quantities a statement names, digits or words ("fifty lines", "512MB"); a
+    time of day is one quantity, its minutes since midnight."""
+    times = {float(_minutes(m)) for m in _TIME.finditer(text)}
+    text = _TIME.sub(" ", text)
+    found = {float(n) for n in _NUMBER.findall(text)} | times
     found |= {
         float(_NUMBER_WORDS[w.lower()]) for w in _WORD.findall(text) if w.lower() in _NUMBER_WORDS
     }
@@ -83,10 +108,51 @@ def named_values(text: str) -> frozenset[str]:
     """Every name-like token (identifier, literal, number, a capitalized word after the
     first), lowercased, stop words or not: "the suffix Repository" names a value even
     though "repository" is a common word in the slot reading."""
-    tokens = TOKEN.findall(text)
+    tokens = TOKEN.findall(with_times_named(text))
     return frozenset(
         value_key(t) or t.lower() for n, t in enumerate(tokens) if value_like(t, first=n == 0)
     )
+
+
+_PIECE = re.compile(r"[a-z]+|\d+")
+_QUALIFIED = re.compile(r"\.|::|/")
+
+
+def _pieces(text: str) -> list[str]:
+    """Letters and digits in runs, lowercased: "512MB" and "512 MB" both give 512, mb."""
+    return _PIECE.findall(text.lower())
+
+
+def _covered(value: str, other_values: frozenset[str], other_text: str) -> bool:
+    """Does the other statement name this value too, written another way: split or
+    joined ("512 MB" / "512MB", "utf8" / "UTF-8") or qualified ("Stop()" /
+    "ticker.Stop()", "OnPush" / "ChangeDetectionStrategy.OnPush")?"""
+    mine = "".join(_pieces(with_times_named(value)))
+    if not mine:
+        return True
+    theirs = _pieces(other_text)
+    for start in range(len(theirs)):
+        joined = ""
+        for piece in theirs[start : start + 4]:
+            joined += piece
+            if joined == mine:
+                return True
+            if len(joined) >= len(mine):
+                break
+    parts = [p for p in _QUALIFIED.split(value) if p]
+    for other in other_values:
+        other_parts = [p for p in _QUALIFIED.split(other) if p]
+        shorter, longer = sorted((parts, other_parts), key=len)
+        ends = (longer[: len(shorter)], longer[-len(shorter) :])
+        if len(longer) > 1 and shorter and shorter in ends:
+            return True
+    return False
+
+
+def uncovered_values(text: str, other: str) -> frozenset[str]:
+    """The values `text` names that `other` does not name in any writing."""
+    mine, theirs = named_values(text), named_values(other)
+    return frozenset(v for v in mine - theirs if not _covered(v, theirs, with_times_named(other)))
 
 
 # The subject of a rule stated as a fact: "Unit tests use ...", "Python services run on".
@@ -100,14 +166,21 @@ _SUBJECT = re.compile(
 _NOT_A_SUBJECT = frozenset("we i you they it this that there he she everyone please".split())
 
 
+# A clause that opens with these sets a condition or a time, not the rule's subject.
+_SUBORDINATORS = frozenset("when whenever if once after before while since because unless".split())
+_DETERMINERS = frozenset("every each all the a an any your our their its this these those".split())
+
+
 def _subject_stems(text: str) -> tuple[str, ...]:
     found = _SUBJECT.match(text.strip())
     if found is None:
         return ()
     words = found["subject"].lower().split()
-    if words[0] in _NOT_A_SUBJECT:
+    if words[0] in _NOT_A_SUBJECT or words[0] in _SUBORDINATORS:
         return ()
-    return tuple(stem(w) for w in words)
+    if words[0] in VERBS and (len(words) == 1 or words[1] in _DETERMINERS):
+        return ()  # an imperative: "Wrap every Go error ...", "Make always OnPush ..."
+    return tuple(stem(w) for w in words if w not in STOP_WORDS) or ()
 
 
 def subject(text: str) -> frozenset[str]:
@@ -401,11 +474,11 @@ def decide(
     """One of ANSWERS from the model's probabilities and the rules' hard facts.
 
     Rules about different kinds of one thing ("unit tests ..." / "end-to-end tests
-    ...") never conflict. Otherwise a conflict needs a reversal (one rejects the value
-    the other endorses and names another), the model's confidence, or the rules'
-    reading not ruled out by the model; a merge also needs that the two name no
-    different values, whatever the similarity says (a false merge loses a rule
-    silently)."""
+    ...") or about two unrelated subjects never conflict. Otherwise a conflict needs a
+    reversal (one rejects the value the other endorses and names another), the model's
+    confidence, or the rules' reading not ruled out by the model; a merge also needs
+    that the two name no different values, whatever the similarity says (a false merge
+    loses a rule silently)."""
     if parallel_rules:
         return "compatible"
     if reversed_stances:
@@ -441,7 +514,7 @@ def read_pair(
         rules_conflict=rules_conflict,
         reversed_stances=reverses(older, newer),
         value_differs=differs_in_value(older, newer),
-        parallel_rules=parallel(older, newer),
+        parallel_rules=parallel(older, newer) or unrelated_subjects(older, newer),
     )
     return PairReading(answer, probs)
 
@@ -469,12 +542,20 @@ def differs_in_value(older: str, newer: str) -> bool:
     na, nb = numbers(older), numbers(newer)
     if na and nb and na != nb:
         return True
-    ra, rb = named_values(older), named_values(newer)
-    if (ra - rb) and (rb - ra):
+    if uncovered_values(older, newer) and uncovered_values(newer, older):
         return True
     # "three retries" / "3 retries": one value written two ways.
-    only_a = {v for v in a.endorsed - b.words if _as_number(v) not in nb}
-    only_b = {v for v in b.endorsed - a.words if _as_number(v) not in na}
+    written_a, written_b = with_times_named(older), with_times_named(newer)
+    only_a = {
+        v
+        for v in a.endorsed - b.words
+        if _as_number(v) not in nb and not _covered(v, b.values, written_b)
+    }
+    only_b = {
+        v
+        for v in b.endorsed - a.words
+        if _as_number(v) not in na and not _covered(v, a.values, written_a)
+    }
     if only_a and only_b:
         return True
     if (a.endorsed & b.rejected) | (a.rejected & b.endorsed):
@@ -503,6 +584,16 @@ def _mentions(text: str, words: frozenset[str]) -> bool:
     low = text.lower()
     said = _stems(text)
     return all(w in said or w in low for w in words)
+
+
+def unrelated_subjects(older: str, newer: str) -> bool:
+    """Rules about two different things, neither named by the other ("Outbound HTTP
+    calls time out after 3 seconds" / "Database queries time out after 10 seconds"):
+    one cannot update or contradict the other."""
+    ja, jb = subject(older), subject(newer)
+    if not ja or not jb or ja & jb:
+        return False
+    return not _mentions(newer, ja) and not _mentions(older, jb)
 
 
 def _subjects_differ(older: str, newer: str) -> bool:

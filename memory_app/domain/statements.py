@@ -118,9 +118,16 @@ def _literal(token: str) -> bool:
     return token[0] in "`'\"" and len(token) > 1
 
 
+# Abbreviations of Latin phrases ("e.g.", "i.e.", "etc."): they point at an example, they
+# name nothing.
+_ABBREVIATIONS = frozenset("e.g eg i.e ie etc etc. vs vs. cf a.k.a".split())
+
+
 def value_like(token: str, first: bool) -> bool:
     """A token that names something rather than describing it: a literal, a number, an
     identifier, an acronym or a capitalized name that is not the sentence's first word."""
+    if token.lower().rstrip(".") in _ABBREVIATIONS or token.lower() in _ABBREVIATIONS:
+        return False
     if _literal(token) or any(ch.isdigit() for ch in token):
         return True
     if any(ch in token for ch in "_./@#+") and any(ch.isalpha() for ch in token):
@@ -169,7 +176,7 @@ _NEGATIONS = re.compile(
 # "X instead of Y", "X rather than Y", "X over Y", "X, not Y": Y is rejected.
 _REJECTED_AFTER = re.compile(
     r"\b(?:instead of|rather than|in place of|(?:and|but|or) (?:not|never|no))\s+|"
-    r"\b(?:prefer\w*|favou?r\w*|rather|better)\b[^,;]{1,60}?\s(?:over|than|to)\s+",
+    r"\b(?:prefer\w*|favou?r\w*|rather|better)\b[^,;]{0,60}?\s(?:over|than|to)\s+",
     re.IGNORECASE,
 )
 # A short verbless clause of rejection: "..., never unittest", "not npm".
@@ -248,9 +255,26 @@ def _object_after(text: str, start: int, limit: int = 3) -> list[str]:
     return out
 
 
+# "never X outside tests", "no X except in migrations": a negation of everything but an
+# exception is a permission limited to it ("X only in tests"), not a ban on X.
+_EXCEPTION = re.compile(
+    r"\b(?:outside(?: of)?|except(?: for| in| on)?|other than|apart from|besides|unless|"
+    r"anywhere but|anywhere else than)\b",
+    re.IGNORECASE,
+)
+
+
+def _limits_to_exception(clause: str, negation: re.Match[str]) -> bool:
+    """Does the negation found in `clause` only fence off an exception ("never call
+    unwrap() outside of tests")?"""
+    return _EXCEPTION.search(clause, negation.end()) is not None
+
+
 def _clause_polarity(clause: str) -> bool:
-    """False when the clause says not to (never X, don't use X, no X)."""
-    return _NEGATIONS.search(clause) is None
+    """False when the clause says not to (never X, don't use X, no X); a negation that
+    only fences off an exception ("never X outside tests") is a limited yes."""
+    negation = _NEGATIONS.search(clause)
+    return negation is None or _limits_to_exception(clause, negation)
 
 
 # Where a negation's reach ends: "never squash | on merge", "never run | when it starts".
@@ -270,6 +294,8 @@ def said_for_and_against(text: str) -> tuple[frozenset[str], frozenset[str]]:
     for clause in _CLAUSE.split(text.strip().rstrip(".!")):
         for part in re.split(r"\s(?:and|or)\s", clause):
             negation = _NEGATIONS.search(part)
+            if negation is not None and _limits_to_exception(part, negation):
+                negation = None  # "never X outside tests" says X, where it may be done
             before = part[: negation.start()] if negation else part
             for word in re.findall(r"[A-Za-z][\w'-]*", before):
                 if len(word) > 2 and word.lower() not in _STOP:
@@ -303,8 +329,8 @@ def frame(text: str) -> Frame:
 
     def add(token: str, positive: bool) -> None:
         key = value_key(token)
-        if not key or key in _STOP:
-            return
+        if not key or key in _STOP or (len(key) == 1 and token.islower()):
+            return  # a lone lowercase letter is a fragment ("service's"), not a name
         names.setdefault(key, token.strip("`'\""))
         (endorsed if positive else rejected).add(key)
 

@@ -329,3 +329,63 @@ def test_substitutions(older: str, newer: str, valued: int) -> None:
 )
 def test_a_change_said_of_one_thing_reverses_it(older: str, newer: str, reversed_: bool) -> None:
     assert pair_model.reverses(older, newer) is reversed_
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "differs"),
+    [
+        # One value written two ways: split or joined, a time in 12 or 24 hours, a
+        # member named with or without its owner.
+        ("The cache holds at most 256 MB.", "Cap the cache at 256MB.", False),
+        ("The nightly backup starts at 11pm.", "Nightly backups start at 23:00.", False),
+        ("The nightly backup starts at 11pm.", "Nightly backups start at 22:00.", True),
+        ("Close every file with Close().", "Always call f.Close() on files you open.", False),
+        # A Latin abbreviation names nothing: "e.g." is no value of its own.
+        (
+            "Release branches are named after the version.",
+            "Name release branches after the version, e.g. release-2.3.",
+            False,
+        ),
+        # A member of a value is not the value ("Payload" / "PayloadDto").
+        ("Response classes end with Payload.", "Response classes end with PayloadDto.", True),
+    ],
+)
+def test_one_value_however_it_is_written(older: str, newer: str, differs: bool) -> None:
+    assert pair_model.differs_in_value(older, newer) is differs
+
+
+def test_times_of_day_are_one_quantity() -> None:
+    assert pair_model.numbers("deploys at 4pm") == pair_model.numbers("deploys at 16:00")
+    assert pair_model.numbers("at 9:30 a.m.") == {570.0}
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "unrelated"),
+    [
+        ("Outbound calls time out after 5 seconds.", "Cron jobs time out after 20 minutes.", True),
+        # The other side names the subject: one rule, however it is worded.
+        ("Invoices are stored in S3.", "S3 is where the invoices live.", False),
+        # An imperative or a condition has no subject to compare.
+        ("Wrap every handler in a recover.", "Database queries time out after 2s.", False),
+        ("When a job fails, page the on-call.", "Failed jobs page the on-call person.", False),
+    ],
+)
+def test_unrelated_subjects(older: str, newer: str, unrelated: bool) -> None:
+    assert pair_model.unrelated_subjects(older, newer) is unrelated
+
+
+def test_a_ban_outside_an_exception_agrees_with_only_there() -> None:
+    """ "never X outside tests" and "X only in tests" say the same: no word flips."""
+    assert (
+        pair_model.flipped_words(
+            "Never use print() outside of the debug scripts.",
+            "print() is allowed only in the debug scripts.",
+        )
+        == 0
+    )
+    assert (
+        pair_model.flipped_words(
+            "Use print() in the debug scripts.", "Never use print() in the debug scripts."
+        )
+        >= 1
+    )
