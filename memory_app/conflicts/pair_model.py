@@ -289,8 +289,12 @@ def swapped_near_shared_word(older: str, newer: str) -> bool:
     a_tokens, b_tokens = TOKEN.findall(older), TOKEN.findall(newer)
     a_keys = [value_key(t) for t in a_tokens]
     b_keys = [value_key(t) for t in b_tokens]
+    # A name is value-like or the object a verb of choosing picks (lowercase typing:
+    # "dashboards live in looker" / "moved the dashboards to metabase").
     a_named = {value_key(t) for n, t in enumerate(a_tokens) if value_like(t, first=n == 0)}
     b_named = {value_key(t) for n, t in enumerate(b_tokens) if value_like(t, first=n == 0)}
+    a_named |= frame(older).endorsed
+    b_named |= frame(newer).endorsed
     only_a, only_b = a_named - set(b_keys), b_named - set(a_keys)
     if not only_a or not only_b:
         return False

@@ -155,6 +155,8 @@ _CHOOSE = re.compile(
     r"rely on|relying on|(?:switch|chang)(?:e|ed|ing)? (?:over )?to|mov(?:e|ed|ing) (?:over )?to|"
     r"migrat(?:e|ed|ing) to|"
     r"written in|write in|run on|runs on|host(?:ed)? on|deploy(?:ed)? (?:to|on)|"
+    # Where a thing lives is its value: "dashboards live in looker", "kept in vault".
+    r"(?:live|lives|living|stored|kept|tracked|hosted|sit|sits|belong|belongs) (?:in|on)|"
     # "indent with", "indented with", "formatted with", "replaced it with": the means.
     r"[a-z]{3,}(?: it| them)? with|"
     r"is|are|be|should be|must be|to be|set to)\s+",
@@ -183,6 +185,14 @@ _REJECTED_AFTER = re.compile(
 _SHORT_REJECTION = re.compile(r"^(?:but\s+)?(?:not|never|no)\s+(?P<rest>\S+(?:\s+\S+){0,2})$", re.I)
 _SWITCH_TO = re.compile(r"\s(?:over\s+)?to\s+")
 _REJECTED_BEFORE = re.compile(r"\b(?:replac(?:e|ed|ing))\s+", re.IGNORECASE)
+# "moved the dashboards to metabase", "switch the base images to distroless": a change
+# of what a thing is, its new value after "to" however the thing is named.
+_CHANGE_THING_TO = re.compile(
+    r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|"
+    r"convert(?:ed|ing)?|port(?:ed|ing)?|transition(?:ed|ing)?|upgrad(?:e|ed|ing)|"
+    r"bump(?:ed|ing)?)\s+(?:(?!to\b|from\b)[\w.'-]+\s+){1,4}?(?:over\s+|back\s+)?to\s+",
+    re.IGNORECASE,
+)
 _SWITCH_FROM = re.compile(
     r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went|chang(?:e|ed|ing)|"
     r"transition(?:ed|ing)?)(?:\s+(?!to\b)[\w-]+){0,3}?\s+(?:over\s+|back\s+)?(?:away\s+)?from\s+",
@@ -364,6 +374,8 @@ def frame(text: str) -> Frame:
                 take(clause, target.end(), True)
         for match in _REJECTED_BEFORE.finditer(clause):
             take(clause, match.end(), False)
+        for match in _CHANGE_THING_TO.finditer(clause):
+            take(clause, match.end(), True)
         head = clause
         cut = _REJECTED_AFTER.search(clause)
         if cut is not None:

@@ -389,3 +389,9 @@ def test_a_ban_outside_an_exception_agrees_with_only_there() -> None:
         )
         >= 1
     )
+
+
+def test_a_thing_moved_to_a_lowercase_name_updates_where_it_lived() -> None:
+    older, newer = "our runbooks live in notion", "we moved the runbooks to confluence"
+    assert pair_model.reverses(older, newer)
+    assert judge_with_meaning(older, newer).relation == "update"

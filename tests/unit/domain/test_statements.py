@@ -14,3 +14,22 @@ def test_a_memory_of_two_sentences_is_read_sentence_by_sentence() -> None:
     assert "slog" in read.endorsed
     assert "zap" in read.rejected
     assert read.change_cue
+
+
+def test_lowercase_values_are_read_from_where_a_thing_lives_and_what_it_moves_to() -> None:
+    """Typed fast, names are lowercase: the verb, not the capital, says what the value is."""
+    assert frame("our runbooks live in notion").endorsed == {"notion"}
+    moved = frame("we moved the runbooks to confluence last week")
+    assert "confluence" in moved.endorsed
+    assert moved.change_cue
+
+
+def test_a_preference_over_another_rejects_the_other() -> None:
+    read = frame("For HTTP clients, httpx is preferred over requests.")
+    assert "request" in read.rejected
+    assert "request" not in read.endorsed
+
+
+def test_a_ban_outside_an_exception_is_not_a_ban() -> None:
+    assert frame("Never use print() outside of the debug scripts.").negative is False
+    assert frame("Never use print() in the service code.").negative is True
