@@ -163,6 +163,26 @@ _SUBJECT = re.compile(
     r"only|happen|happens|belong|belongs|time|times|follow|follows|come|comes)\b",
     re.IGNORECASE,
 )
+
+
+# Or any instruction verb said of it: "Liveness probes check only the process".
+def _third_person(verb: str) -> str:
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + ("es" if verb.endswith(("s", "sh", "ch", "x", "z")) else "s")
+
+
+_SUBJECT_OF_VERB = re.compile(
+    r"^(?:(?:the|our|all|every|each|any|new)\s+)?(?:"
+    # one thing and its verb ("The worker retries ..."), or many and theirs ("Liveness
+    # probes check ...")
+    r"(?P<subject>(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]+)\s+(?:may|might|will|would|could|shall|"
+    + "|".join(sorted(_third_person(v) for v in VERBS))
+    + r")|(?P<many>(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]+s)\s+(?:"
+    + "|".join(sorted(VERBS))
+    + r"))\b",
+    re.IGNORECASE,
+)
 _NOT_A_SUBJECT = frozenset("we i you they it this that there he she everyone please".split())
 
 
@@ -171,11 +191,19 @@ _SUBORDINATORS = frozenset("when whenever if once after before while since becau
 _DETERMINERS = frozenset("every each all the a an any your our their its this these those".split())
 
 
+# "Rust CLI: unit tests sit next to the code": the label names the scope, the subject
+# follows it.
+_LABEL = re.compile(r"^[\w .+#/-]{1,30}:\s+(?=\S)")
+
+
 def _subject_stems(text: str) -> tuple[str, ...]:
-    found = _SUBJECT.match(text.strip())
+    text = _LABEL.sub("", text.strip(), count=1)
+    found = _SUBJECT.match(text) or _SUBJECT_OF_VERB.match(text)
     if found is None:
         return ()
-    words = found["subject"].lower().split()
+    words = (found["subject"] or found.groupdict().get("many") or "").lower().split()
+    if not words:
+        return ()
     if words[0] in _NOT_A_SUBJECT or words[0] in _SUBORDINATORS:
         return ()
     if words[0] in VERBS and (len(words) == 1 or words[1] in _DETERMINERS):
@@ -564,6 +592,8 @@ def differs_in_value(older: str, newer: str) -> bool:
         return True
     if (a.endorsed & b.rejected) | (a.rejected & b.endorsed):
         return True
+    if a.rejected and b.rejected and not a.rejected & b.rejected:
+        return True  # each rules out another thing: "..., not prefab fields" / "not UnityEvents"
     if _subjects_differ(older, newer):
         return True  # "unit tests run on every push" / "integration tests run nightly"
     # "We moved the chatbot from Cloud Run to GKE", "date-fns from now on": the newer

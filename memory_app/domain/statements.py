@@ -184,7 +184,13 @@ _REJECTED_AFTER = re.compile(
 # A short verbless clause of rejection: "..., never unittest", "not npm".
 _SHORT_REJECTION = re.compile(r"^(?:but\s+)?(?:not|never|no)\s+(?P<rest>\S+(?:\s+\S+){0,2})$", re.I)
 _SWITCH_TO = re.compile(r"\s(?:over\s+)?to\s+")
-_REJECTED_BEFORE = re.compile(r"\b(?:replac(?:e|ed|ing))\s+", re.IGNORECASE)
+_REJECTED_BEFORE = re.compile(r"\b(?:replac(?:e|es|ed|ing))\s+", re.IGNORECASE)
+# "Vite replaces Webpack for ...": the new thing said first.
+_NEW_REPLACES = re.compile(
+    r"^(?P<new>[\w.+#/-]+(?:\s+[\w.+#/-]+)?)\s+(?:now\s+)?(?:replaces|replaced|supersedes|"
+    r"superseded|takes over from|took over from)\s",
+    re.IGNORECASE,
+)
 # "moved the dashboards to metabase", "switch the base images to distroless": a change
 # of what a thing is, its new value after "to" however the thing is named.
 _CHANGE_THING_TO = re.compile(
@@ -374,6 +380,9 @@ def frame(text: str) -> Frame:
                 take(clause, target.end(), True)
         for match in _REJECTED_BEFORE.finditer(clause):
             take(clause, match.end(), False)
+        replacing = _NEW_REPLACES.match(clause.strip())
+        if replacing is not None:
+            take(replacing["new"], 0, True)  # "Vite replaces Webpack": Vite is chosen
         for match in _CHANGE_THING_TO.finditer(clause):
             take(clause, match.end(), True)
         head = clause

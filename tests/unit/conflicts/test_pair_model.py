@@ -12,6 +12,7 @@ from benchmarks import train_pairs
 from memory_app.conflicts import pair_model
 from memory_app.conflicts.pair_model import Thresholds, decide
 from memory_app.conflicts.restatements import judge_with_meaning
+from memory_app.domain.statements import stem
 
 
 @pytest.fixture
@@ -395,3 +396,23 @@ def test_a_thing_moved_to_a_lowercase_name_updates_where_it_lived() -> None:
     older, newer = "our runbooks live in notion", "we moved the runbooks to confluence"
     assert pair_model.reverses(older, newer)
     assert judge_with_meaning(older, newer).relation == "update"
+
+
+def test_two_statements_that_each_rule_out_another_thing_differ() -> None:
+    assert pair_model.differs_in_value(
+        "Config goes in environment variables, not YAML files.",
+        "Feature flags use environment variables, not LaunchDarkly.",
+    )
+
+
+def test_x_replaces_y_rejects_y() -> None:
+    assert pair_model.reverses(
+        "Use Webpack to bundle the front end; no Parcel.",
+        "Vite replaces Webpack for the front-end bundle.",
+    )
+
+
+def test_the_subject_follows_a_label_or_any_instruction_verb() -> None:
+    assert pair_model.subject("Mobile app: crash reports go to Sentry.") == {"crash", "report"}
+    assert pair_model.subject("Liveness probes check the process.") == {stem("liveness"), "probe"}
+    assert pair_model.subject("The worker retries failed jobs twice.") == {"worker"}
