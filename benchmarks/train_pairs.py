@@ -36,10 +36,9 @@ from memory_app.conflicts.pair_model import (
     decide,
     differs_in_value,
     features,
-    parallel,
+    never_conflict,
     probabilities,
     reverses,
-    unrelated_subjects,
 )
 
 
@@ -167,7 +166,7 @@ def _read(pairs: Sequence[dict[str, Any]], x: np.ndarray, w: np.ndarray) -> list
                 rules.contradicts,
                 reverses(older, newer),
                 differs_in_value(older, newer),
-                parallel(older, newer) or unrelated_subjects(older, newer),
+                never_conflict(older, newer),
             )
         )
     return out

@@ -208,7 +208,7 @@ def _subject_stems(text: str) -> tuple[str, ...]:
         return ()
     if words[0] in VERBS and (len(words) == 1 or words[1] in _DETERMINERS):
         return ()  # an imperative: "Wrap every Go error ...", "Make always OnPush ..."
-    return tuple(stem(w) for w in words if w not in STOP_WORDS) or ()
+    return tuple(stem(w) for w in words if w not in STOP_WORDS)
 
 
 def subject(text: str) -> frozenset[str]:
@@ -546,7 +546,7 @@ def read_pair(
         rules_conflict=rules_conflict,
         reversed_stances=reverses(older, newer),
         value_differs=differs_in_value(older, newer),
-        parallel_rules=parallel(older, newer) or unrelated_subjects(older, newer),
+        parallel_rules=never_conflict(older, newer),
     )
     return PairReading(answer, probs)
 
@@ -628,6 +628,12 @@ def unrelated_subjects(older: str, newer: str) -> bool:
     if not ja or not jb or ja & jb:
         return False
     return not _mentions(newer, ja) and not _mentions(older, jb)
+
+
+def never_conflict(older: str, newer: str) -> bool:
+    """Rules about different kinds of one thing or about unrelated subjects: whatever
+    the model says, one cannot update or contradict the other."""
+    return parallel(older, newer) or unrelated_subjects(older, newer)
 
 
 def _subjects_differ(older: str, newer: str) -> bool:

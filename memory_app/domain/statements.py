@@ -120,13 +120,13 @@ def _literal(token: str) -> bool:
 
 # Abbreviations of Latin phrases ("e.g.", "i.e.", "etc."): they point at an example, they
 # name nothing.
-_ABBREVIATIONS = frozenset("e.g eg i.e ie etc etc. vs vs. cf a.k.a".split())
+_ABBREVIATIONS = frozenset("e.g eg i.e ie etc vs cf a.k.a".split())
 
 
 def value_like(token: str, first: bool) -> bool:
     """A token that names something rather than describing it: a literal, a number, an
     identifier, an acronym or a capitalized name that is not the sentence's first word."""
-    if token.lower().rstrip(".") in _ABBREVIATIONS or token.lower() in _ABBREVIATIONS:
+    if token.lower().rstrip(".") in _ABBREVIATIONS:
         return False
     if _literal(token) or any(ch.isdigit() for ch in token):
         return True
