@@ -103,7 +103,7 @@ def _date(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _session_transcript(dialogue: dict[str, Any], index: int) -> Transcript:
+def session_transcript(dialogue: dict[str, Any], index: int) -> Transcript:
     session = dialogue["sessions"][index]
     start = _date(session["date"])
     turns = tuple(
@@ -155,7 +155,7 @@ def evaluate_dialogues(dialogues: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for dialogue in dialogues:
         with _store(OfflineExtractor()) as service:
             for index in range(len(dialogue["sessions"])):
-                service.memorize(_session_transcript(dialogue, index))
+                service.memorize(session_transcript(dialogue, index))
             service.run_maintenance("nightly")
             rows = _all_items(service)
             memories = dialogue.get("memories", [])

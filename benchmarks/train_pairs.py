@@ -20,12 +20,13 @@ import json
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from benchmarks import logistic
-from benchmarks.quality import SETS_DIR
+from benchmarks.quality import SETS_DIR, matches, session_transcript
 from memory_app.conflicts import semantic
 from memory_app.conflicts.judge import judge
 from memory_app.conflicts.pair_model import (
@@ -33,13 +34,15 @@ from memory_app.conflicts.pair_model import (
     NAMES,
     WEIGHTS_FILE,
     Thresholds,
-    decide,
     differs_in_value,
     features,
     never_conflict,
     probabilities,
     reverses,
+    says_change,
 )
+from memory_app.domain.categories import DEFAULT_CATEGORIES
+from memory_app.extract.offline import OfflineExtractor
 
 
 def development_files() -> tuple[str, ...]:
@@ -52,7 +55,9 @@ _ANSWER_OF = {"paraphrase": "same", "update": "conflict", "contradiction": "conf
 L2 = 1.0
 MAX_FALSE_CONFLICTS = 0.05  # the issue's target, of agreeing pairs
 MAX_DIFFERENT_RULES_IN_CONFLICT = 0.02  # two rules of one project: an alarm is a nuisance
-MERGE_MARGIN = 0.1  # no false merge held out even this far below the merge threshold
+MERGE_MARGIN = 0.1
+# A cue alone never carries a weak reading: an update supersedes the older rule at once.
+CUE_FLOOR = 0.5  # no false merge held out even this far below the merge threshold
 
 
 def read_development(name: str) -> dict[str, Any]:
@@ -100,8 +105,53 @@ def dialogue_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
     return out
 
 
+def _extracted_statements(dialogue: dict[str, Any]) -> dict[str, str]:
+    """Each labelled memory of a dialogue as the offline extractor writes it: the user's
+    own sentence, with its asides and reasons, not the labeller's clean statement. A
+    memory counts when exactly one labelled memory's terms match it."""
+    memories = dialogue.get("memories", [])
+    found: dict[str, str] = {}
+    for index in range(len(dialogue["sessions"])):
+        transcript = session_transcript(dialogue, index)
+        items = OfflineExtractor().extract(transcript, DEFAULT_CATEGORIES)
+        for item in items:
+            hits = [m["id"] for m in memories if matches(item.content, m["must"])]
+            if len(hits) == 1 and hits[0] not in found:
+                found[hits[0]] = item.content
+    return found
+
+
+@cache
+def _extracted_file(name: str) -> tuple[dict[str, str], ...]:
+    return tuple(_extracted_statements(d) for d in read_development(name).get("dialogues", []))
+
+
+def extracted_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
+    """`dialogue_pairs` in the words the write path actually compares: what the offline
+    extractor kept of each labelled memory (a rule, its later change, and the project's
+    other rules as written in chat)."""
+    out = []
+    for name in names:
+        dialogues = read_development(name).get("dialogues", [])
+        said = {d["id"]: found for d, found in zip(dialogues, _extracted_file(name), strict=True)}
+        for pair in dialogue_pairs([name]):
+            dialogue_id, ids = pair["id"].split(":")
+            older_id, newer_id = ids.split("-")
+            found = said[dialogue_id]
+            if older_id in found and newer_id in found:
+                out.append(
+                    {
+                        **pair,
+                        "id": f"{pair['id']}:extracted",
+                        "older": {"text": found[older_id]},
+                        "newer": {"text": found[newer_id]},
+                    }
+                )
+    return out
+
+
 def training_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
-    return load_pairs(names) + dialogue_pairs(names)
+    return load_pairs(names) + dialogue_pairs(names) + extracted_pairs(names)
 
 
 def _both_ways(pairs: Sequence[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -124,12 +174,18 @@ def table(pairs: Sequence[dict[str, Any]], mirrored: bool = False) -> tuple[np.n
         else [(p["older"]["text"], p["newer"]["text"], p) for p in pairs]
     )
     for older, newer, pair in listed:
-        rows.append(features(older, newer, semantic.similarity(older, newer)))
+        rows.append(_features(older, newer))
         answer = _ANSWER_OF.get(pair["relation"], "compatible")
         if pair.get("merge_ok"):
             answer = "same"  # agreeing statements of one rule: a merge is welcome
         labels.append(ANSWERS.index(answer))
     return np.array(rows, dtype=float), np.array(labels)
+
+
+@cache
+def _features(older: str, newer: str) -> list[float]:
+    """A pair's features, read once however many folds it is in."""
+    return features(older, newer, semantic.similarity(older, newer))
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -150,26 +206,33 @@ class Held:
     reversed_stances: bool
     value_differs: bool
     parallel_rules: bool
+    change_cue: bool
 
 
 def _read(pairs: Sequence[dict[str, Any]], x: np.ndarray, w: np.ndarray) -> list[Held]:
     """Each pair as read by the model with weights `w` (not fitted on it)."""
     table_w = {name: list(w[:, k]) for k, name in enumerate(ANSWERS)}
-    out = []
-    for row, pair in zip(x, pairs, strict=True):
-        older, newer = pair["older"]["text"], pair["newer"]["text"]
-        rules = judge(older, newer, same_topic=semantic.similarity(older, newer))
-        out.append(
-            Held(
-                pair,
-                probabilities(list(row), table_w),
-                rules.contradicts,
-                reverses(older, newer),
-                differs_in_value(older, newer),
-                never_conflict(older, newer),
-            )
-        )
-    return out
+    return [
+        Held(pair, probabilities(list(row), table_w), *_hard_facts(*_texts(pair)))
+        for row, pair in zip(x, pairs, strict=True)
+    ]
+
+
+def _texts(pair: dict[str, Any]) -> tuple[str, str]:
+    return pair["older"]["text"], pair["newer"]["text"]
+
+
+@cache
+def _hard_facts(older: str, newer: str) -> tuple[bool, bool, bool, bool, bool]:
+    """What the rules say of a pair, whatever the weights: read once for all folds."""
+    rules = judge(older, newer, same_topic=semantic.similarity(older, newer))
+    return (
+        rules.contradicts,
+        reverses(older, newer),
+        differs_in_value(older, newer),
+        never_conflict(older, newer),
+        says_change(older, newer),
+    )
 
 
 def held_out() -> tuple[list[Held], list[str]]:
@@ -212,43 +275,54 @@ def folded() -> list[Held]:
     return readings
 
 
-def score(readings: Sequence[Held], thresholds: Thresholds) -> dict[str, float]:
-    """The quality benchmark's pair figures for these held-out readings."""
-    conflicts = conflicting = agreeing = false_conflicts = 0
-    paraphrases = merged = false_merges = 0
-    different = false_alarms = 0
-    for r in readings:
-        answer = decide(
-            r.probs,
-            thresholds,
-            rules_conflict=r.rules_conflict,
-            reversed_stances=r.reversed_stances,
-            value_differs=r.value_differs,
-            parallel_rules=r.parallel_rules,
+class Readings:
+    """Held-out readings as columns, so thousands of threshold choices score quickly;
+    the answers are `decide`'s, column by column."""
+
+    def __init__(self, readings: Sequence[Held]) -> None:
+        def col(get: Any) -> np.ndarray:
+            return np.array([get(r) for r in readings])
+
+        self.conflict_p = col(lambda r: r.probs["conflict"])
+        self.same_p = col(lambda r: r.probs["same"])
+        self.rules = col(lambda r: r.rules_conflict)
+        self.reversed = col(lambda r: r.reversed_stances)
+        self.differs = col(lambda r: r.value_differs)
+        self.parallel = col(lambda r: r.parallel_rules)
+        self.cue = col(lambda r: r.change_cue)
+        relation = col(lambda r: r.pair["relation"])
+        self.different = relation == "different rules"
+        self.conflicting = np.isin(relation, ("update", "contradiction"))
+        self.agreeing = ~self.different & ~self.conflicting
+        self.paraphrase = relation == "paraphrase"
+        self.labelled_differs = col(lambda r: bool(r.pair.get("differs_in_value")))
+
+    def answers(self, t: Thresholds) -> tuple[np.ndarray, np.ndarray]:
+        """Which readings `decide` calls a conflict, and which the same rule."""
+        conflict = ~self.parallel & (
+            self.reversed
+            | (self.conflict_p >= t.conflict)
+            | (self.rules & (self.conflict_p >= t.rules_conflict))
+            | (self.cue & (self.conflict_p >= t.cue_conflict))
         )
-        relation = r.pair["relation"]
-        if relation == "different rules":
-            different += 1
-            false_alarms += answer == "conflict"
-            false_merges += answer == "same"
-            continue
-        if relation in ("update", "contradiction"):
-            conflicting += 1
-            conflicts += answer == "conflict"
-        else:
-            agreeing += 1
-            false_conflicts += answer == "conflict"
-        if relation == "paraphrase":
-            paraphrases += 1
-            merged += answer == "same"
-        if r.pair.get("differs_in_value"):
-            false_merges += answer == "same"
+        same = ~self.parallel & ~conflict & (self.same_p >= t.same) & ~self.differs
+        return conflict, same
+
+
+def score(readings: Sequence[Held] | Readings, thresholds: Thresholds) -> dict[str, float]:
+    """The quality benchmark's pair figures for these held-out readings."""
+    r = readings if isinstance(readings, Readings) else Readings(readings)
+    conflict, same = r.answers(thresholds)
+
+    def share(hit: np.ndarray, among: np.ndarray) -> float:
+        return float(np.sum(hit & among)) / max(int(np.sum(among)), 1)
+
     return {
-        "conflict_recall": conflicts / max(conflicting, 1),
-        "false_conflict_rate": false_conflicts / max(agreeing, 1),
-        "paraphrase_recall": merged / max(paraphrases, 1),
-        "false_merges": false_merges,
-        "different_rules_in_conflict": false_alarms / max(different, 1),
+        "conflict_recall": share(conflict, r.conflicting),
+        "false_conflict_rate": share(conflict, r.agreeing),
+        "paraphrase_recall": share(same, r.paraphrase),
+        "false_merges": int(np.sum(same & (r.different | (~r.different & r.labelled_differs)))),
+        "different_rules_in_conflict": share(conflict, r.different),
     }
 
 
@@ -256,11 +330,12 @@ def choose(readings: Sequence[Held]) -> tuple[Thresholds, dict[str, float]]:
     """The thresholds that meet the targets on held-out pairs (or come nearest), finding
     the most conflicts and merges among those."""
     grid = [round(0.3 + 0.05 * i, 2) for i in range(14)]  # 0.3 … 0.95
+    columns = Readings(readings)
 
     def key(t: Thresholds) -> tuple[float, ...]:
-        s = score(readings, t)
+        s = score(columns, t)
         # A false merge loses a rule silently: none even a margin below the threshold.
-        near = score(readings, replace(t, same=max(0.0, t.same - MERGE_MARGIN)))
+        near = score(columns, replace(t, same=max(0.0, t.same - MERGE_MARGIN)))
         over = (
             max(0.0, s["false_conflict_rate"] - MAX_FALSE_CONFLICTS)
             + max(0.0, s["different_rules_in_conflict"] - MAX_DIFFERENT_RULES_IN_CONFLICT)
@@ -269,10 +344,18 @@ def choose(readings: Sequence[Held]) -> tuple[Thresholds, dict[str, float]]:
         return (-over, s["conflict_recall"] + s["paraphrase_recall"], t.conflict, t.same)
 
     best = max(
-        (Thresholds(c, k, m) for c in grid for k in [*grid, 1.01] if k <= c for m in grid),
+        (
+            Thresholds(c, k, m, q)
+            for c in grid
+            for k in [*grid, 1.01]
+            if k <= c
+            for q in [*grid, 1.01]
+            if CUE_FLOOR <= q <= c
+            for m in grid
+        ),
         key=key,
     )
-    return best, score(readings, best)
+    return best, score(columns, best)
 
 
 def check() -> tuple[Thresholds, list[str]]:

@@ -21,6 +21,7 @@ import json
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -59,32 +60,37 @@ class Example:
 
 
 def examples(names: Sequence[str]) -> list[Example]:
+    return [example for name in names for example in _file_examples(name)]
+
+
+@cache
+def _file_examples(name: str) -> tuple[Example, ...]:
+    """One file's sentences, read once however many held-out fits include them."""
     out = []
-    for name in names:
-        for dialogue in read_development(name).get("dialogues", []):
-            memories = dialogue.get("memories", [])
-            optional = dialogue.get("optional", [])
-            for session in dialogue["sessions"]:
-                for turn in session["turns"]:
-                    if turn["speaker"] != "user":
-                        continue
-                    previous = ""
-                    for sentence in sentences(turn["text"]):
-                        for text, confidence in rules_reading(sentence, "user"):
-                            is_rule = any(matches(text, m["must"]) for m in memories)
-                            unsure = any(matches(text, m["must"]) for m in optional) or (
-                                not is_rule
-                                and any(matches(f"{previous} {text}", m["must"]) for m in memories)
-                            )
-                            previous = text
-                            kept = confidence is not None and confidence >= CONFIDENCE_THRESHOLD
-                            row = features(text, confidence, kept_by_rules=False)
-                            if unsure or row is None:
-                                continue
-                            out.append(
-                                Example(text, row, kept, is_rule, ruled_out(text), dialogue["id"])
-                            )
-    return out
+    for dialogue in read_development(name).get("dialogues", []):
+        memories = dialogue.get("memories", [])
+        optional = dialogue.get("optional", [])
+        for session in dialogue["sessions"]:
+            for turn in session["turns"]:
+                if turn["speaker"] != "user":
+                    continue
+                previous = ""
+                for sentence in sentences(turn["text"]):
+                    for text, confidence in rules_reading(sentence, "user"):
+                        is_rule = any(matches(text, m["must"]) for m in memories)
+                        unsure = any(matches(text, m["must"]) for m in optional) or (
+                            not is_rule
+                            and any(matches(f"{previous} {text}", m["must"]) for m in memories)
+                        )
+                        previous = text
+                        kept = confidence is not None and confidence >= CONFIDENCE_THRESHOLD
+                        row = features(text, confidence, kept_by_rules=False)
+                        if unsure or row is None:
+                            continue
+                        out.append(
+                            Example(text, row, kept, is_rule, ruled_out(text), dialogue["id"])
+                        )
+    return tuple(out)
 
 
 def fit(data: Sequence[Example]) -> list[float]:

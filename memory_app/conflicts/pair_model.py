@@ -76,17 +76,55 @@ def _minutes(found: re.Match[str]) -> int:
     return hour * 60 + int(found["minute"] or 0)
 
 
+# A length of time with its unit ("500 ms", "0.5 seconds", "a five-second timeout").
+_DURATION = re.compile(
+    r"(?<![\w.])(?:(?P<digits>\d+(?:\.\d+)?)[\s-]?|(?P<word>[a-z]+)[\s-])(?P<unit>ms|msecs?|"
+    r"milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?)(?!\w)",
+    re.IGNORECASE,
+)
+_SECONDS = {"ms": 0.001, "mi": 0.001, "s": 1, "se": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+# "four hundred", "two thousand": a number word times its scale.
+_SCALE = {"hundred": 100, "thousand": 1000}
+_SCALED = re.compile(r"\b(?P<amount>[a-z]+)[\s-]+(?P<scale>hundred|thousand)\b", re.IGNORECASE)
+
+
+def _seconds(found: re.Match[str]) -> str:
+    amount = _as_number((found["digits"] or found["word"]).lower())
+    if amount is None:
+        return found.group(0)
+    unit = found["unit"].lower()
+    key = "ms" if unit.startswith("ms") else unit[:2] if unit[:2] in ("mi", "se") else unit[0]
+    if unit.startswith("min"):
+        key = "m"
+    return f" {_plain(amount * _SECONDS[key])}s "
+
+
+def _plain(number: float) -> str:
+    """A number in digits without an exponent: 34560000, 0.5."""
+    return f"{number:.3f}".rstrip("0").rstrip(".")
+
+
 def with_times_named(text: str) -> str:
-    """The text with each time of day written one way ("2pm", "14:00" → "t840"), so a
-    time is one value however it is written."""
-    return _TIME.sub(lambda m: f" t{_minutes(m)} ", text)
+    """The text with each time of day and each length of time written one way ("2pm",
+    "14:00" → "t840"; "500 ms", "0.5 seconds" → "0.5s"; "four hundred" → "400"), so a
+    quantity is one value however it is written."""
+    text = _TIME.sub(lambda m: f" t{_minutes(m)} ", text)
+    text = _SCALED.sub(
+        lambda m: (
+            _plain(_NUMBER_WORDS[m["amount"].lower()] * _SCALE[m["scale"].lower()])
+            if m["amount"].lower() in _NUMBER_WORDS
+            else m.group(0)
+        ),
+        text,
+    )
+    return _DURATION.sub(_seconds, text)
 
 
 def numbers(text: str) -> frozenset[float]:
     """The quantities a statement names, digits or words ("fifty lines", "512MB"); a
     time of day is one quantity, its minutes since midnight."""
     times = {float(_minutes(m)) for m in _TIME.finditer(text)}
-    text = _TIME.sub(" ", text)
+    text = with_times_named(_TIME.sub(" ", text))
     found = {float(n) for n in _NUMBER.findall(text)} | times
     found |= {
         float(_NUMBER_WORDS[w.lower()]) for w in _WORD.findall(text) if w.lower() in _NUMBER_WORDS
@@ -198,6 +236,7 @@ _LABEL = re.compile(r"^[\w .+#/-]{1,30}:\s+(?=\S)")
 
 def _subject_stems(text: str) -> tuple[str, ...]:
     text = _LABEL.sub("", text.strip(), count=1)
+    text = _SCOPE.sub("", text, count=1).strip()  # "In the Rust CLI, the sync command ..."
     found = _SUBJECT.match(text) or _SUBJECT_OF_VERB.match(text)
     if found is None:
         return ()
@@ -228,13 +267,17 @@ def parallel(older: str, newer: str) -> bool:
     as the scope said first ("In the billing service, ..." / "In the notifications
     service, ..."). One slot narrowed ("component files" / "React component files") is
     not parallel."""
-    return any(
-        _different_kinds(ja, jb)
-        for ja, jb in (
-            (_subject_stems(older), _subject_stems(newer)),
-            (_scope_stems(older), _scope_stems(newer)),
-        )
+    sa, sb = _scope_stems(older), _scope_stems(newer)
+    return _different_kinds(_subject_stems(older), _subject_stems(newer)) or (
+        _different_kinds(sa, sb) or _different_places(sa, sb)
     )
+
+
+def _different_places(sa: tuple[str, ...], sb: tuple[str, ...]) -> bool:
+    """Two scopes with no word in common ("In the bootloader, ..." / "In the application
+    firmware, ..."): one rule for each place."""
+    qa, qb = set(sa) - _PLAIN_QUALIFIERS - STOP_WORDS, set(sb) - _PLAIN_QUALIFIERS - STOP_WORDS
+    return bool(qa) and bool(qb) and not qa & qb
 
 
 def _different_kinds(ja: tuple[str, ...], jb: tuple[str, ...]) -> bool:
@@ -465,11 +508,14 @@ NAMES = (
 class Thresholds:
     """The probabilities a reading needs, chosen with the weights (see train_pairs):
     a conflict the model sees alone, a conflict the rules saw and the model does not
-    rule out, and a merge."""
+    rule out, a merge, and a conflict where the newer says it is a change ("from now
+    on", "we switched to"): such a sentence is rarely one that agrees, so less certainty
+    is needed there."""
 
     conflict: float = 0.5
     rules_conflict: float = 0.4
     same: float = 0.5
+    cue_conflict: float = 1.01  # off unless chosen
 
 
 @dataclass(frozen=True)
@@ -502,6 +548,7 @@ def decide(
     reversed_stances: bool,
     value_differs: bool,
     parallel_rules: bool = False,
+    change_cue: bool = False,
 ) -> str:
     """One of ANSWERS from the model's probabilities and the rules' hard facts.
 
@@ -515,8 +562,10 @@ def decide(
         return "compatible"
     if reversed_stances:
         return "conflict"
-    if probs["conflict"] >= thresholds.conflict or (
-        rules_conflict and probs["conflict"] >= thresholds.rules_conflict
+    if (
+        probs["conflict"] >= thresholds.conflict
+        or (rules_conflict and probs["conflict"] >= thresholds.rules_conflict)
+        or (change_cue and probs["conflict"] >= thresholds.cue_conflict)
     ):
         return "conflict"
     if probs["same"] >= thresholds.same and not value_differs:
@@ -547,8 +596,21 @@ def read_pair(
         reversed_stances=reverses(older, newer),
         value_differs=differs_in_value(older, newer),
         parallel_rules=never_conflict(older, newer),
+        change_cue=says_change(older, newer),
     )
     return PairReading(answer, probs)
+
+
+def says_change(older: str, newer: str) -> bool:
+    """Only the newer statement says it changes something ("going forward", "we moved
+    to") and both speak of one thing (a meaningful word in common): "Use async/await
+    instead of .then()" changes nothing about "Use pnpm, never npm". When both say it,
+    the cue tells nothing about this pair."""
+    return (
+        frame(newer).change_cue
+        and not frame(older).change_cue
+        and bool(_content_stems(older, newer))
+    )
 
 
 def reverses(older: str, newer: str) -> bool:

@@ -175,6 +175,27 @@ _NEGATIONS = re.compile(
     r"isn'?t|aren'?t|won'?t|shouldn'?t|mustn'?t|can'?t|cannot|neither)\b",
     re.IGNORECASE,
 )
+# A ban said after its object: "Time.now is banned", "inline styles are not allowed",
+# "the Provider package we are not using": what comes before it in the clause is rejected.
+_BANNED_AFTER = re.compile(
+    r"\s(?:is|are)\s+(?:now\s+|also\s+|strictly\s+)?(?:banned|forbidden|prohibited|"
+    r"disallowed|deprecated|discouraged|off-limits|a no-go|(?:not|never)\s+(?:allowed|"
+    r"permitted|used|ok|okay|acceptable|wanted))\b|"
+    r"\s(?:we|i)\s+(?:are\s+not|aren'?t|do\s+not|don'?t|never)\s+(?:using|use)[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
+def banned_before(clause: str) -> str:
+    """The words a ban said after them applies to: from the clause's last comma before
+    the ban up to it ("..., the Provider package we are not using"), else ""."""
+    found = _BANNED_AFTER.search(clause)
+    if found is None:
+        return ""
+    head = clause[: found.start()]
+    return head[head.rfind(",") + 1 :]
+
+
 # "X instead of Y", "X rather than Y", "X over Y", "X, not Y": Y is rejected.
 _REJECTED_AFTER = re.compile(
     r"\b(?:instead of|rather than|in place of|(?:and|but|or) (?:not|never|no))\s+|"
@@ -309,6 +330,12 @@ def said_for_and_against(text: str) -> tuple[frozenset[str], frozenset[str]]:
     said_against: set[str] = set()
     for clause in _CLAUSE.split(text.strip().rstrip(".!")):
         for part in re.split(r"\s(?:and|or)\s", clause):
+            banned = banned_before(part)
+            if banned:  # "Time.now is banned": the words before the ban are against
+                for word in re.findall(r"[A-Za-z][\w'-]*", banned):
+                    if len(word) > 2 and word.lower() not in _STOP:
+                        said_against.add(stem(word))
+                continue
             negation = _NEGATIONS.search(part)
             if negation is not None and _limits_to_exception(part, negation):
                 negation = None  # "never X outside tests" says X, where it may be done
@@ -402,6 +429,10 @@ def frame(text: str) -> Frame:
                 continue
             if value_like(token, first=n == 0 and clause is clauses[0]):
                 add(token, not _negated_before(clause, match.start()))
+        banned = banned_before(clause)
+        for n, match in enumerate(TOKEN.finditer(banned)):
+            if value_like(match.group(0), first=n == 0):
+                add(match.group(0), False)  # a ban outweighs what the clause chose
     values = endorsed | rejected
     slot = frozenset(
         s

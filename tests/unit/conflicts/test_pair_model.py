@@ -188,6 +188,7 @@ def test_thresholds_are_chosen_by_the_targets_on_held_out_pairs() -> None:
             reversed_stances=False,
             value_differs=True,
             parallel_rules=False,
+            change_cue=False,
         ),
         train_pairs.Held(
             {"relation": "update"},
@@ -196,6 +197,7 @@ def test_thresholds_are_chosen_by_the_targets_on_held_out_pairs() -> None:
             reversed_stances=False,
             value_differs=True,
             parallel_rules=False,
+            change_cue=False,
         ),
     ]
     _, figures = train_pairs.choose(readings)
@@ -212,6 +214,7 @@ def test_the_merge_threshold_keeps_a_margin_from_any_false_merge() -> None:
             reversed_stances=False,
             value_differs=False,
             parallel_rules=False,
+            change_cue=False,
         )
 
     # Merging the paraphrase at 0.72 would put the threshold within the margin of two
@@ -244,6 +247,19 @@ def test_the_merge_threshold_keeps_a_margin_from_any_false_merge() -> None:
             "In the billing service, env vars are prefixed BILL_.",
             False,
         ),
+        # Two scopes with no word in common, or one scope and two subjects after it.
+        (
+            "In the bootloader, the watchdog timeout is 2 seconds.",
+            "In the application firmware, the watchdog timeout is 500 milliseconds.",
+            True,
+        ),
+        (
+            "In the Rust CLI, the sync command retries network errors 3 times.",
+            "In the Rust CLI, the upload command retries network errors 5 times.",
+            True,
+        ),
+        ("In this repo, use tabs.", "In our repo we use spaces now.", False),
+        ("In the billing service, log with zap.", "In billing, log with slog.", False),
     ],
 )
 def test_parallel_subjects(older: str, newer: str, is_parallel: bool) -> None:
@@ -416,3 +432,44 @@ def test_the_subject_follows_a_label_or_any_instruction_verb() -> None:
     assert pair_model.subject("Mobile app: crash reports go to Sentry.") == {"crash", "report"}
     assert pair_model.subject("Liveness probes check the process.") == {stem("liveness"), "probe"}
     assert pair_model.subject("The worker retries failed jobs twice.") == {"worker"}
+
+
+def test_a_change_cue_lowers_the_certainty_a_conflict_needs() -> None:
+    probs = {"same": 0.1, "conflict": 0.6, "compatible": 0.3}
+    thresholds = Thresholds(conflict=0.9, rules_conflict=0.9, same=0.9, cue_conflict=0.5)
+    facts = {"rules_conflict": False, "reversed_stances": False, "value_differs": True}
+    assert decide(probs, thresholds, **facts) == "compatible"
+    assert decide(probs, thresholds, change_cue=True, **facts) == "conflict"
+    # Only the newer saying it is a change counts.
+    assert pair_model.says_change("Logging uses zerolog.", "Going forward we log with slog.")
+    assert not pair_model.says_change("From now on use zap.", "Going forward use slog.")
+    assert not pair_model.says_change("Logging uses zerolog.", "Logging uses slog.")
+    # "instead" in a rule about something else changes nothing here.
+    assert not pair_model.says_change(
+        "Use pnpm, never npm, for installs.", "Use async/await instead of .then() chains."
+    )
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Reconnects use exponential backoff starting at 500 ms, capped at 30 s.",
+            "Backoff for reconnecting: 0.5 seconds initial delay and a 30-second ceiling.",
+        ),
+        (
+            "Audit logs shall be retained for a minimum of 400 days.",
+            "We keep the audit trail for at least four hundred days.",
+        ),
+        ("Outbound calls time out after 2 minutes.", "Outbound calls: a 120 s timeout."),
+    ],
+)
+def test_one_quantity_in_two_units_is_one_value(older: str, newer: str) -> None:
+    assert pair_model.numbers(older) == pair_model.numbers(newer)
+    assert not pair_model.differs_in_value(older, newer)
+
+
+def test_other_quantities_still_differ() -> None:
+    assert pair_model.differs_in_value("Timeout is 30 seconds.", "Timeout is 30 minutes.")
+    assert pair_model.differs_in_value("Keep logs 400 days.", "Keep logs four hundred weeks.")
+    assert pair_model.numbers("the ones we use") == frozenset()

@@ -33,3 +33,27 @@ def test_a_preference_over_another_rejects_the_other() -> None:
 def test_a_ban_outside_an_exception_is_not_a_ban() -> None:
     assert frame("Never use print() outside of the debug scripts.").negative is False
     assert frame("Never use print() in the service code.").negative is True
+
+
+def test_a_ban_said_after_its_object_rejects_it() -> None:
+    """ "Time.now is banned", "the Provider package we are not using": the ban comes last."""
+    banned = frame(
+        "Time.now is banned in the app code; the zone-aware Time.current is what we call."
+    )
+    assert "time.now" in banned.rejected
+    assert "time.current" in banned.endorsed
+    topical = frame("We are going with Riverpod, the Provider package we are not using.")
+    assert topical.rejected == {"provider"}
+    assert "riverpod" in topical.endorsed
+    field = frame("Field injection with @Autowired is not used in this codebase.")
+    assert "autowir" in field.rejected and not field.endorsed
+    # Nothing before a ban said elsewhere in the sentence is touched.
+    assert frame("We use Jira for tickets.").rejected == frozenset()
+
+
+def test_words_before_a_later_ban_are_said_against() -> None:
+    from memory_app.domain.statements import said_for_and_against
+
+    said_for, said_against = said_for_and_against("Inline style objects are not allowed.")
+    assert {"inline", "style", "object"} <= said_against
+    assert not said_for & said_against
