@@ -55,9 +55,9 @@ _ANSWER_OF = {"paraphrase": "same", "update": "conflict", "contradiction": "conf
 L2 = 1.0
 MAX_FALSE_CONFLICTS = 0.05  # the issue's target, of agreeing pairs
 MAX_DIFFERENT_RULES_IN_CONFLICT = 0.02  # two rules of one project: an alarm is a nuisance
-MERGE_MARGIN = 0.1
+MERGE_MARGIN = 0.1  # no false merge held out even this far below the merge threshold
 # A cue alone never carries a weak reading: an update supersedes the older rule at once.
-CUE_FLOOR = 0.5  # no false merge held out even this far below the merge threshold
+CUE_FLOOR = 0.5
 
 
 def read_development(name: str) -> dict[str, Any]:
@@ -73,32 +73,40 @@ def load_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
     return [pair for name in names for pair in read_development(name).get("pairs", [])]
 
 
-def dialogue_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
+def dialogue_pairs(names: Sequence[str], *, as_extracted: bool = False) -> list[dict[str, Any]]:
     """Every two memories of one dialogue, in the labelled pairs' shape: an update where
     the newer changes the older's value, otherwise two different rules of one project.
     These are what the write path meets most (the candidates share a project's words),
     so the model learns that parallel rules are compatible, not only the hand-made
-    pairs' hard cases."""
+    pairs' hard cases. `as_extracted`: in the words the offline extractor kept of each
+    memory (see `_extracted_statements`), leaving out the memories it missed."""
     out = []
     for name in names:
-        for dialogue in read_development(name).get("dialogues", []):
+        dialogues = read_development(name).get("dialogues", [])
+        worded = _extracted_file(name) if as_extracted else [None] * len(dialogues)
+        for dialogue, extracted in zip(dialogues, worded, strict=True):
             memories = dialogue.get("memories", [])
             parent = {m["id"]: m.get("updates") for m in memories}
+            said = (
+                extracted if extracted is not None else {m["id"]: m["statement"] for m in memories}
+            )
+            kept = [m for m in memories if m["id"] in said]
 
             def slot(memory_id: str, parent: dict[str, Any] = parent) -> str:
                 while parent.get(memory_id):
                     memory_id = parent[memory_id]
                 return memory_id
 
-            for n, older in enumerate(memories):
-                for newer in memories[n + 1 :]:
+            for n, older in enumerate(kept):
+                for newer in kept[n + 1 :]:
                     changes = slot(newer["id"]) == slot(older["id"])
+                    key = f"{dialogue['id']}:{older['id']}-{newer['id']}"
                     out.append(
                         {
-                            "id": f"{dialogue['id']}:{older['id']}-{newer['id']}",
+                            "id": f"{key}:extracted" if as_extracted else key,
                             "relation": "update" if changes else "different rules",
-                            "older": {"text": older["statement"]},
-                            "newer": {"text": newer["statement"]},
+                            "older": {"text": said[older["id"]]},
+                            "newer": {"text": said[newer["id"]]},
                             "differs_in_value": changes,
                         }
                     )
@@ -126,32 +134,8 @@ def _extracted_file(name: str) -> tuple[dict[str, str], ...]:
     return tuple(_extracted_statements(d) for d in read_development(name).get("dialogues", []))
 
 
-def extracted_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
-    """`dialogue_pairs` in the words the write path actually compares: what the offline
-    extractor kept of each labelled memory (a rule, its later change, and the project's
-    other rules as written in chat)."""
-    out = []
-    for name in names:
-        dialogues = read_development(name).get("dialogues", [])
-        said = {d["id"]: found for d, found in zip(dialogues, _extracted_file(name), strict=True)}
-        for pair in dialogue_pairs([name]):
-            dialogue_id, ids = pair["id"].split(":")
-            older_id, newer_id = ids.split("-")
-            found = said[dialogue_id]
-            if older_id in found and newer_id in found:
-                out.append(
-                    {
-                        **pair,
-                        "id": f"{pair['id']}:extracted",
-                        "older": {"text": found[older_id]},
-                        "newer": {"text": found[newer_id]},
-                    }
-                )
-    return out
-
-
 def training_pairs(names: Sequence[str]) -> list[dict[str, Any]]:
-    return load_pairs(names) + dialogue_pairs(names) + extracted_pairs(names)
+    return load_pairs(names) + dialogue_pairs(names) + dialogue_pairs(names, as_extracted=True)
 
 
 def _both_ways(pairs: Sequence[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -321,7 +305,7 @@ def score(readings: Sequence[Held] | Readings, thresholds: Thresholds) -> dict[s
         "conflict_recall": share(conflict, r.conflicting),
         "false_conflict_rate": share(conflict, r.agreeing),
         "paraphrase_recall": share(same, r.paraphrase),
-        "false_merges": int(np.sum(same & (r.different | (~r.different & r.labelled_differs)))),
+        "false_merges": int(np.sum(same & (r.different | r.labelled_differs))),
         "different_rules_in_conflict": share(conflict, r.different),
     }
 

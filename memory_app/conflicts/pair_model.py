@@ -82,7 +82,7 @@ _DURATION = re.compile(
     r"milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?)(?!\w)",
     re.IGNORECASE,
 )
-_SECONDS = {"ms": 0.001, "mi": 0.001, "s": 1, "se": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_SECONDS = {"s": 1, "h": 3600, "d": 86400, "w": 604800}  # by the unit's first letter
 # "four hundred", "two thousand": a number word times its scale.
 _SCALE = {"hundred": 100, "thousand": 1000}
 _SCALED = re.compile(r"\b(?P<amount>[a-z]+)[\s-]+(?P<scale>hundred|thousand)\b", re.IGNORECASE)
@@ -93,10 +93,13 @@ def _seconds(found: re.Match[str]) -> str:
     if amount is None:
         return found.group(0)
     unit = found["unit"].lower()
-    key = "ms" if unit.startswith("ms") else unit[:2] if unit[:2] in ("mi", "se") else unit[0]
-    if unit.startswith("min"):
-        key = "m"
-    return f" {_plain(amount * _SECONDS[key])}s "
+    if unit.startswith(("ms", "milli")):
+        seconds = 0.001
+    elif unit.startswith("min"):
+        seconds = 60
+    else:
+        seconds = _SECONDS[unit[0]]
+    return f" {_plain(amount * seconds)}s "
 
 
 def _plain(number: float) -> str:
@@ -124,7 +127,7 @@ def numbers(text: str) -> frozenset[float]:
     """The quantities a statement names, digits or words ("fifty lines", "512MB"); a
     time of day is one quantity, its minutes since midnight."""
     times = {float(_minutes(m)) for m in _TIME.finditer(text)}
-    text = with_times_named(_TIME.sub(" ", text))
+    text = with_times_named(text)  # a time becomes "t840", which no number pattern reads
     found = {float(n) for n in _NUMBER.findall(text)} | times
     found |= {
         float(_NUMBER_WORDS[w.lower()]) for w in _WORD.findall(text) if w.lower() in _NUMBER_WORDS
