@@ -40,6 +40,7 @@ from memory_app.conflicts.pair_model import (
     probabilities,
     reverses,
     says_change,
+    swaps,
 )
 from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.extract.offline import OfflineExtractor
@@ -58,6 +59,24 @@ MAX_DIFFERENT_RULES_IN_CONFLICT = 0.02  # two rules of one project: an alarm is 
 MERGE_MARGIN = 0.1  # no false merge held out even this far below the merge threshold
 # A cue alone never carries a weak reading: an update supersedes the older rule at once.
 CUE_FLOOR = 0.5
+# The issue's own examples (issue 14), as the write path stores them: thresholds that
+# read one of them wrongly are refused whatever the held-out figures say. They are the
+# requirements, not a sample of them, so they are never part of the held-out figures.
+REQUIRED = (
+    ("update", "Use Zoom for standups, every day at 9:30.", "Use Slack huddles for standups."),
+    ("update", "Always use tabs for indentation in this repo.", "We switched to spaces, 4 per indent."),
+    (
+        "update",
+        "For this service we use Celery with a Redis broker for background jobs. "
+        "Please keep all new tasks in Celery.",
+        "Use RQ instead of Celery for background jobs.",
+    ),
+    (
+        "compatible",
+        "No, we use pytest, never unittest.",
+        "We use pytest and never unittest for the tests in this repo.",
+    ),
+)
 
 
 def read_development(name: str) -> dict[str, Any]:
@@ -191,6 +210,7 @@ class Held:
     value_differs: bool
     parallel_rules: bool
     change_cue: bool
+    swapped_stances: bool = False
 
 
 def _read(pairs: Sequence[dict[str, Any]], x: np.ndarray, w: np.ndarray) -> list[Held]:
@@ -207,7 +227,7 @@ def _texts(pair: dict[str, Any]) -> tuple[str, str]:
 
 
 @cache
-def _hard_facts(older: str, newer: str) -> tuple[bool, bool, bool, bool, bool]:
+def _hard_facts(older: str, newer: str) -> tuple[bool, bool, bool, bool, bool, bool]:
     """What the rules say of a pair, whatever the weights: read once for all folds."""
     rules = judge(older, newer, same_topic=semantic.similarity(older, newer))
     return (
@@ -216,6 +236,7 @@ def _hard_facts(older: str, newer: str) -> tuple[bool, bool, bool, bool, bool]:
         differs_in_value(older, newer),
         never_conflict(older, newer),
         says_change(older, newer),
+        swaps(older, newer),
     )
 
 
@@ -274,6 +295,7 @@ class Readings:
         self.differs = col(lambda r: r.value_differs)
         self.parallel = col(lambda r: r.parallel_rules)
         self.cue = col(lambda r: r.change_cue)
+        self.swapped = col(lambda r: r.swapped_stances)
         relation = col(lambda r: r.pair["relation"])
         self.different = relation == "different rules"
         self.conflicting = np.isin(relation, ("update", "contradiction"))
@@ -284,7 +306,8 @@ class Readings:
     def answers(self, t: Thresholds) -> tuple[np.ndarray, np.ndarray]:
         """Which readings `decide` calls a conflict, and which the same rule."""
         conflict = ~self.parallel & (
-            self.reversed
+            self.swapped
+            | (self.reversed & (self.conflict_p >= t.reversed_conflict))
             | (self.conflict_p >= t.conflict)
             | (self.rules & (self.conflict_p >= t.rules_conflict))
             | (self.cue & (self.conflict_p >= t.cue_conflict))
@@ -310,62 +333,87 @@ def score(readings: Sequence[Held] | Readings, thresholds: Thresholds) -> dict[s
     }
 
 
-def choose(readings: Sequence[Held]) -> tuple[Thresholds, dict[str, float]]:
+def required_readings(w: np.ndarray) -> list[Held]:
+    """The issue's examples as the model with weights `w` reads them."""
+    pairs = [
+        {"id": f"required-{n}", "relation": relation, "older": {"text": a}, "newer": {"text": b}}
+        for n, (relation, a, b) in enumerate(REQUIRED)
+    ]
+    x, _ = table(pairs)
+    return _read(pairs, x, w)
+
+
+def choose(
+    readings: Sequence[Held], required: Sequence[Held] = ()
+) -> tuple[Thresholds, dict[str, float]]:
     """The thresholds that meet the targets on held-out pairs (or come nearest), finding
-    the most conflicts and merges among those."""
+    the most conflicts and merges among those, and reading every `required` pair as
+    labelled. A merge is only weighed where no conflict was called, so the conflict
+    thresholds are chosen first and the merge threshold then."""
     grid = [round(0.3 + 0.05 * i, 2) for i in range(14)]  # 0.3 … 0.95
     columns = Readings(readings)
+    musts = Readings(required) if required else None
 
-    def key(t: Thresholds) -> tuple[float, ...]:
+    def conflict_key(t: Thresholds) -> tuple[float, ...]:
         s = score(columns, t)
-        # A false merge loses a rule silently: none even a margin below the threshold.
-        near = score(columns, replace(t, same=max(0.0, t.same - MERGE_MARGIN)))
-        over = (
-            max(0.0, s["false_conflict_rate"] - MAX_FALSE_CONFLICTS)
-            + max(0.0, s["different_rules_in_conflict"] - MAX_DIFFERENT_RULES_IN_CONFLICT)
-            + near["false_merges"]
+        over = max(0.0, s["false_conflict_rate"] - MAX_FALSE_CONFLICTS) + max(
+            0.0, s["different_rules_in_conflict"] - MAX_DIFFERENT_RULES_IN_CONFLICT
         )
-        return (-over, s["conflict_recall"] + s["paraphrase_recall"], t.conflict, t.same)
+        wrong = 0
+        if musts is not None:
+            conflict, _ = musts.answers(t)
+            wrong = int(np.sum(conflict != musts.conflicting))
+        return (-wrong, -over, s["conflict_recall"], t.conflict, t.reversed_conflict)
 
-    best = max(
+    conflicts = max(
         (
-            Thresholds(c, k, m, q)
+            Thresholds(c, k, 1.01, q, v)
             for c in grid
             for k in [*grid, 1.01]
             if k <= c
             for q in [*grid, 1.01]
             if CUE_FLOOR <= q <= c
-            for m in grid
+            for v in [0.0, *grid]
+            if v <= c
         ),
-        key=key,
+        key=conflict_key,
     )
+
+    def merge_key(t: Thresholds) -> tuple[float, ...]:
+        s = score(columns, t)
+        # A false merge loses a rule silently: none even a margin below the threshold.
+        near = score(columns, replace(t, same=max(0.0, t.same - MERGE_MARGIN)))
+        return (-near["false_merges"], s["paraphrase_recall"], t.same)
+
+    best = max((replace(conflicts, same=m) for m in grid), key=merge_key)
     return best, score(columns, best)
 
 
-def check() -> tuple[Thresholds, list[str]]:
+def check() -> tuple[Thresholds, list[str], np.ndarray]:
     """Thresholds that keep the targets over both held-out readings together: across
-    authors (a file left out) and close to the shipped model (ten folds)."""
+    authors (a file left out) and close to the shipped model (ten folds), and that read
+    the issue's examples right with the weights fitted on every development pair."""
     by_file, lines = held_out()
     by_fold = folded()
-    thresholds, figures = choose(by_file + by_fold)
+    w = fit(*table(training_pairs(TRAIN_FILES), mirrored=True))
+    thresholds, figures = choose(by_file + by_fold, required_readings(w))
     lines.append(f"thresholds chosen on held-out pairs: {thresholds}")
     lines.append("  " + ", ".join(f"{k} {v:.3f}" for k, v in figures.items()))
     for name, readings in (("a file left out", by_file), (f"{FOLDS} folds", by_fold)):
         shown = score(readings, thresholds)
         lines.append(f"  {name}: " + ", ".join(f"{k} {v:.3f}" for k, v in shown.items()))
-    return thresholds, lines
+    return thresholds, lines, w
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="the held-out check only")
     args = parser.parse_args(argv)
-    thresholds, lines = check()
+    thresholds, lines, w = check()
     print("\n".join(lines))
     if args.check:
         return 0
     x, y = table(training_pairs(TRAIN_FILES), mirrored=True)
-    w = fit(x, y)
     print(f"fit on all development pairs: training accuracy {np.mean(predict(w, x) == y):.3f}")
     data = {
         "fitted_on": list(TRAIN_FILES),

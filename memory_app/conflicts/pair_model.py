@@ -513,12 +513,16 @@ class Thresholds:
     a conflict the model sees alone, a conflict the rules saw and the model does not
     rule out, a merge, and a conflict where the newer says it is a change ("from now
     on", "we switched to"): such a sentence is rarely one that agrees, so less certainty
-    is needed there."""
+    is needed there. A reversal the rules read (one side rejects what the other
+    endorses) still needs the model not to rule it out: agreeing paraphrases in
+    opposite forms ("at most 1000 steps" / "no more than 1000 steps", "only the main
+    thread" / "never a background queue") read as reversals to the rules alone."""
 
     conflict: float = 0.5
     rules_conflict: float = 0.4
     same: float = 0.5
     cue_conflict: float = 1.01  # off unless chosen
+    reversed_conflict: float = 0.0  # a reversal alone is a conflict unless chosen
 
 
 @dataclass(frozen=True)
@@ -552,21 +556,22 @@ def decide(
     value_differs: bool,
     parallel_rules: bool = False,
     change_cue: bool = False,
+    swapped_stances: bool = False,
 ) -> str:
     """One of ANSWERS from the model's probabilities and the rules' hard facts.
 
     Rules about different kinds of one thing ("unit tests ..." / "end-to-end tests
-    ...") or about two unrelated subjects never conflict. Otherwise a conflict needs a
-    reversal (one rejects the value the other endorses and names another), the model's
-    confidence, or the rules' reading not ruled out by the model; a merge also needs
-    that the two name no different values, whatever the similarity says (a false merge
-    loses a rule silently)."""
+    ...") or about two unrelated subjects never conflict. Otherwise a conflict needs
+    each side rejecting what the other endorses, a reversal (one rejects the value the
+    other endorses and names another) or the rules' reading not ruled out by the model,
+    or the model's confidence alone; a merge also needs that the two name no different
+    values, whatever the similarity says (a false merge loses a rule silently)."""
     if parallel_rules:
         return "compatible"
-    if reversed_stances:
-        return "conflict"
     if (
-        probs["conflict"] >= thresholds.conflict
+        swapped_stances
+        or (reversed_stances and probs["conflict"] >= thresholds.reversed_conflict)
+        or probs["conflict"] >= thresholds.conflict
         or (rules_conflict and probs["conflict"] >= thresholds.rules_conflict)
         or (change_cue and probs["conflict"] >= thresholds.cue_conflict)
     ):
@@ -600,6 +605,7 @@ def read_pair(
         value_differs=differs_in_value(older, newer),
         parallel_rules=never_conflict(older, newer),
         change_cue=says_change(older, newer),
+        swapped_stances=swaps(older, newer),
     )
     return PairReading(answer, probs)
 
@@ -616,6 +622,13 @@ def says_change(older: str, newer: str) -> bool:
     )
 
 
+def swaps(older: str, newer: str) -> bool:
+    """Each rejects what the other endorses ("tabs over spaces" / "spaces over tabs"):
+    the plainest reversal, a conflict whatever the model reads."""
+    a, b = frame(older), frame(newer)
+    return bool(a.endorsed & b.rejected and a.rejected & b.endorsed)
+
+
 def reverses(older: str, newer: str) -> bool:
     """One rejects the value the other endorses, and endorses one in its place ("we
     indent with tabs" / "spaces, never tabs"; "for logs we use zap" / "we changed to
@@ -623,7 +636,7 @@ def reverses(older: str, newer: str) -> bool:
     value ("dashboards live in Looker" / "we moved the dashboards to Metabase"): a
     conflict however alike or unlike the wording is."""
     a, b = frame(older), frame(newer)
-    if a.endorsed & b.rejected and a.rejected & b.endorsed:
+    if swaps(older, newer):
         return True
     if b.change_cue and not a.change_cue and swapped_near_shared_word(older, newer):
         return True  # "Global state lives in Redux" / "We switched global state to Zustand"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks import train_pairs
@@ -203,6 +204,85 @@ def test_thresholds_are_chosen_by_the_targets_on_held_out_pairs() -> None:
     _, figures = train_pairs.choose(readings)
     assert figures["false_conflict_rate"] == 0  # 0.6 would be a false conflict
     assert figures["conflict_recall"] == 1
+
+
+def test_a_reversal_the_model_reads_as_agreement_is_no_conflict() -> None:
+    # "At most 1000 steps" / "no more than 1000 steps": the rules read a reversal, the
+    # model an agreement. Each side rejecting what the other endorses always conflicts.
+    agreeing = {"same": 0.8, "conflict": 0.1, "compatible": 0.1}
+    facts = {"rules_conflict": False, "value_differs": False}
+    thresholds = Thresholds(conflict=0.9, rules_conflict=0.8, same=0.9, reversed_conflict=0.4)
+    assert decide(agreeing, thresholds, reversed_stances=True, **facts) == "compatible"
+    assert decide(agreeing, Thresholds(), reversed_stances=True, **facts) == "conflict"
+    swapped = decide(agreeing, thresholds, reversed_stances=True, swapped_stances=True, **facts)
+    assert swapped == "conflict"
+    assert pair_model.swaps(
+        "I prefer tabs over spaces for indentation.", "I prefer spaces over tabs for indentation."
+    )
+    assert not pair_model.swaps(
+        "Keep the warmup to at most 1000 steps.", "The warmup should be no more than 1000 steps."
+    )
+
+
+def test_the_reversal_threshold_is_chosen_on_held_out_pairs() -> None:
+    def held(relation: str, conflict: float) -> train_pairs.Held:
+        return train_pairs.Held(
+            {"relation": relation},
+            {"same": 1.0 - conflict, "conflict": conflict, "compatible": 0.0},
+            rules_conflict=False,
+            reversed_stances=True,
+            value_differs=False,
+            parallel_rules=False,
+            change_cue=False,
+        )
+
+    # Two reversals: a paraphrase read at 0.2 and a contradiction read at 0.5. Calling
+    # every reversal a conflict would flag the paraphrase.
+    thresholds, figures = train_pairs.choose([held("paraphrase", 0.2), held("contradiction", 0.5)])
+    assert 0.2 < thresholds.reversed_conflict <= 0.5
+    assert figures["conflict_recall"] == 1
+    assert figures["false_conflict_rate"] == 0
+
+
+def test_the_issues_examples_bind_the_thresholds_before_held_out_recall() -> None:
+    def held(relation: str, conflict: float) -> train_pairs.Held:
+        return train_pairs.Held(
+            {"relation": relation},
+            {"same": 0.0, "conflict": conflict, "compatible": 1.0 - conflict},
+            rules_conflict=False,
+            reversed_stances=False,
+            value_differs=True,
+            parallel_rules=False,
+            change_cue=False,
+        )
+
+    found = [held("update", 0.65)]
+    free, _ = train_pairs.choose(found)
+    assert free.conflict <= 0.65
+    # An agreeing example of the issue read at 0.7 must stay quiet: the update is lost.
+    bound, figures = train_pairs.choose(found, [held("compatible", 0.7)])
+    assert bound.conflict > 0.7
+    assert figures["conflict_recall"] == 0
+
+
+def test_the_shipped_thresholds_read_the_issues_examples_right() -> None:
+    fitted = pair_model.model()
+    assert fitted is not None
+    table = [list(row) for row in zip(*fitted.weights.values(), strict=True)]
+    weights = np.array(table)
+    for reading in train_pairs.required_readings(weights):
+        answer = decide(
+            reading.probs,
+            fitted.thresholds,
+            rules_conflict=reading.rules_conflict,
+            reversed_stances=reading.reversed_stances,
+            value_differs=reading.value_differs,
+            parallel_rules=reading.parallel_rules,
+            change_cue=reading.change_cue,
+            swapped_stances=reading.swapped_stances,
+        )
+        wanted = reading.pair["relation"] == "update"
+        assert (answer == "conflict") is wanted, reading.pair
 
 
 def test_the_merge_threshold_keeps_a_margin_from_any_false_merge() -> None:
