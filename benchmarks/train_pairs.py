@@ -64,7 +64,11 @@ CUE_FLOOR = 0.5
 # requirements, not a sample of them, so they are never part of the held-out figures.
 REQUIRED = (
     ("update", "Use Zoom for standups, every day at 9:30.", "Use Slack huddles for standups."),
-    ("update", "Always use tabs for indentation in this repo.", "We switched to spaces, 4 per indent."),
+    (
+        "update",
+        "Always use tabs for indentation in this repo.",
+        "We switched to spaces, 4 per indent.",
+    ),
     (
         "update",
         "For this service we use Celery with a Redis broker for background jobs. "
