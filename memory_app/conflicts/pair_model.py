@@ -268,11 +268,14 @@ def parallel(older: str, newer: str) -> bool:
     with a qualifier the other lacks ("unit tests" / "end-to-end tests", "Python code"
     / "TypeScript code", "timestamp columns" / "boolean columns"), as the subject or
     as the scope said first ("In the billing service, ..." / "In the notifications
-    service, ..."). One slot narrowed ("component files" / "React component files") is
-    not parallel."""
+    service, ..."), or as a label ("Billing worker: ..." / "Notification worker: ...").
+    One slot narrowed ("component files" / "React component files") is not parallel."""
     sa, sb = _scope_stems(older), _scope_stems(newer)
-    return _different_kinds(_subject_stems(older), _subject_stems(newer)) or (
-        _different_kinds(sa, sb) or _different_places(sa, sb)
+    return (
+        _different_kinds(_subject_stems(older), _subject_stems(newer))
+        or _different_kinds(sa, sb)
+        or _different_places(sa, sb)
+        or _different_kinds(_label_stems(older), _label_stems(newer))
     )
 
 
@@ -296,6 +299,13 @@ _SCOPE = re.compile(
     r"(?P<scope>(?:[\w.+#/-]+\s+){0,3}?[\w.+#/-]+)\s*[,:]",
     re.IGNORECASE,
 )
+
+
+def _label_stems(text: str) -> tuple[str, ...]:
+    """The words of a leading label ("Billing worker: retry ..."): one kind of thing
+    when it ends in a noun both labels share ("Notification worker: ...")."""
+    found = _LABEL.match(text.strip())
+    return tuple(stem(w) for w in found.group(0).rstrip(": ").lower().split()) if found else ()
 
 
 def _scope_stems(text: str) -> tuple[str, ...]:

@@ -340,6 +340,14 @@ def test_the_merge_threshold_keeps_a_margin_from_any_false_merge() -> None:
         ),
         ("In this repo, use tabs.", "In our repo we use spaces now.", False),
         ("In the billing service, log with zap.", "In billing, log with slog.", False),
+        # A label names the kind of thing too; one label, or two plain ones, is one rule.
+        (
+            "Payments worker: retry a failed charge 3 times.",
+            "Email worker: retry a failed send 8 times.",
+            True,
+        ),
+        ("Go formatting: gofmt.", "Go formatting: gofumpt from now on.", False),
+        ("Reminder: indent with tabs.", "Note: indent with spaces.", False),
     ],
 )
 def test_parallel_subjects(older: str, newer: str, is_parallel: bool) -> None:
