@@ -135,6 +135,10 @@ def numbers(text: str) -> frozenset[float]:
     return frozenset(found)
 
 
+def _is_number(value: str) -> bool:
+    return _as_number(value) is not None or bool(re.fullmatch(r"\d+(?:\.\d+)?", value))
+
+
 def _as_number(value: str) -> float | None:
     """The quantity a value names ("3", "three"), if it is one."""
     if value in _NUMBER_WORDS:
@@ -164,12 +168,45 @@ def _pieces(text: str) -> list[str]:
     return _PIECE.findall(text.lower())
 
 
+_CAPITALS = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+|\d+")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def _abbreviates(value: str, other_text: str) -> bool:
+    """Is the value a short form of words the other statement spells out: their
+    initials ("TS" / "TypeScript", "TMP" / "TextMeshPro", "VM" / "view model") or a
+    numeronym ("k8s" / "Kubernetes")?"""
+    short = value.lower()
+    numeronym = re.fullmatch(r"([a-z])(\d{1,2})([a-z])", short)
+    words = _WORDS.findall(other_text)
+    if numeronym:
+        first, middle, last = numeronym.groups()
+        return any(
+            len(w) == int(middle) + 2 and w.lower()[0] == first and w.lower()[-1] == last
+            for w in words
+        )
+    if not (2 <= len(short) <= 5 and short.isalpha()):
+        return False
+    lowered = [w.lower() for w in words]
+    for n in range(len(words)):
+        parts = _CAPITALS.findall(words[n])
+        if len(parts) == len(short) and "".join(p[0].lower() for p in parts) == short:
+            return True  # TypeScript, TextMeshPro
+        run = lowered[n : n + len(short)]
+        if len(run) == len(short) and "".join(w[0] for w in run) == short:
+            return True  # view model
+    return False
+
+
 def _covered(value: str, other_values: frozenset[str], other_text: str) -> bool:
     """Does the other statement name this value too, written another way: split or
-    joined ("512 MB" / "512MB", "utf8" / "UTF-8") or qualified ("Stop()" /
-    "ticker.Stop()", "OnPush" / "ChangeDetectionStrategy.OnPush")?"""
+    joined ("512 MB" / "512MB", "utf8" / "UTF-8"), qualified ("Stop()" /
+    "ticker.Stop()", "OnPush" / "ChangeDetectionStrategy.OnPush") or abbreviated ("TS"
+    / "TypeScript")?"""
     mine = "".join(_pieces(with_times_named(value)))
     if not mine:
+        return True
+    if _abbreviates(value, other_text):
         return True
     theirs = _pieces(other_text)
     for start in range(len(theirs)):
@@ -678,9 +715,17 @@ def differs_in_value(older: str, newer: str) -> bool:
     }
     if only_a and only_b:
         return True
-    if (a.endorsed & b.rejected) | (a.rejected & b.endorsed):
+    # A quantity both name is a bound however it is said ("at most 1000 steps" / "no
+    # more than 1000 steps"), not a value one of them rules out.
+    if {v for v in (a.endorsed & b.rejected) | (a.rejected & b.endorsed) if not _is_number(v)}:
         return True
-    if a.rejected and b.rejected and not a.rejected & b.rejected:
+    if (
+        a.rejected
+        and b.rejected
+        and not a.rejected & b.rejected
+        and not any(_abbreviates(v, older) for v in b.rejected)
+        and not any(_abbreviates(v, newer) for v in a.rejected)
+    ):
         return True  # each rules out another thing: "..., not prefab fields" / "not UnityEvents"
     if _subjects_differ(older, newer):
         return True  # "unit tests run on every push" / "integration tests run nightly"
@@ -730,9 +775,11 @@ def _subjects_differ(older: str, newer: str) -> bool:
     rule reworded ("The ledger is stored in CockroachDB" / "CockroachDB is the
     database behind the ledger")."""
     ja, jb = subject(older), subject(newer)
-    if not (ja and jb and (ja - jb) and (jb - ja)):
+    only_a = frozenset(w for w in ja - jb if not _abbreviates(w, newer))
+    only_b = frozenset(w for w in jb - ja if not _abbreviates(w, older))
+    if not (ja and jb and only_a and only_b):
         return False
-    return not _mentions(newer, ja - jb) or not _mentions(older, jb - ja)
+    return not _mentions(newer, only_a) or not _mentions(older, only_b)
 
 
 def reason(older: str, newer: str) -> str:

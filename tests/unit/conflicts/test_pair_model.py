@@ -112,6 +112,14 @@ def test_decide(probs, rules, reversed_, differs, answer) -> None:
             "Branch off the most recent release tag when you do a hotfix.",
             False,
         ),
+        # A quantity both name is a bound however it is said, not a value ruled out.
+        ("Cap retries at most at 5 per job.", "A job is never retried more than 5 times.", False),
+        ("Cap retries at most at 5 per job.", "A job is never retried more than 8 times.", True),
+        # A short form of what the other spells out is one value; another name is not.
+        ("Never use var in JavaScript files.", "Never use var in our JS files.", False),
+        ("Never use var in JavaScript files.", "Never use var in our Go files.", True),
+        ("Pods in k8s get resource limits.", "Every Kubernetes pod gets resource limits.", False),
+        ("Pods in k8s get resource limits.", "Every Nomad job gets resource limits.", True),
     ],
 )
 def test_differs_in_value(older: str, newer: str, differs: bool) -> None:
