@@ -136,6 +136,7 @@ def numbers(text: str) -> frozenset[float]:
 
 
 def _is_number(value: str) -> bool:
+    """Is the value a quantity ("1000", "2.5", "three")?"""
     return _as_number(value) is not None or bool(re.fullmatch(r"\d+(?:\.\d+)?", value))
 
 
@@ -193,8 +194,12 @@ def _abbreviates(value: str, other_text: str) -> bool:
         if len(parts) == len(short) and "".join(p[0].lower() for p in parts) == short:
             return True  # TypeScript, TextMeshPro
         run = lowered[n : n + len(short)]
-        if len(run) == len(short) and "".join(w[0] for w in run) == short:
-            return True  # view model
+        if (
+            len(run) == len(short)
+            and "".join(w[0] for w in run) == short
+            and not STOP_WORDS.intersection(run)
+        ):
+            return True  # view model, not "the service" for "ts"
     return False
 
 

@@ -120,6 +120,8 @@ def test_decide(probs, rules, reversed_, differs, answer) -> None:
         ("Never use var in JavaScript files.", "Never use var in our Go files.", True),
         ("Pods in k8s get resource limits.", "Every Kubernetes pod gets resource limits.", False),
         ("Pods in k8s get resource limits.", "Every Nomad job gets resource limits.", True),
+        # Initials of plain words ("the service") abbreviate nothing.
+        ("Write new scripts in TS.", "Write the service scripts in Go.", True),
     ],
 )
 def test_differs_in_value(older: str, newer: str, differs: bool) -> None:
