@@ -135,11 +135,6 @@ def numbers(text: str) -> frozenset[float]:
     return frozenset(found)
 
 
-def _is_number(value: str) -> bool:
-    """Is the value a quantity ("1000", "2.5", "three")?"""
-    return _as_number(value) is not None or bool(re.fullmatch(r"\d+(?:\.\d+)?", value))
-
-
 def _as_number(value: str) -> float | None:
     """The quantity a value names ("3", "three"), if it is one."""
     if value in _NUMBER_WORDS:
@@ -173,6 +168,7 @@ _CAPITALS = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+|\d+")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 
+@lru_cache(maxsize=4096)
 def _abbreviates(value: str, other_text: str) -> bool:
     """Is the value a short form of words the other statement spells out: their
     initials ("TS" / "TypeScript", "TMP" / "TextMeshPro", "VM" / "view model") or a
@@ -722,7 +718,7 @@ def differs_in_value(older: str, newer: str) -> bool:
         return True
     # A quantity both name is a bound however it is said ("at most 1000 steps" / "no
     # more than 1000 steps"), not a value one of them rules out.
-    if {v for v in (a.endorsed & b.rejected) | (a.rejected & b.endorsed) if not _is_number(v)}:
+    if {v for v in (a.endorsed & b.rejected) | (a.rejected & b.endorsed) if _as_number(v) is None}:
         return True
     if (
         a.rejected
