@@ -107,11 +107,37 @@ def _plain(number: float) -> str:
     return f"{number:.3f}".rstrip("0").rstrip(".")
 
 
+# "half past nine", "quarter past ten": a time of day in words, read on a 24-hour clock.
+_TIME_IN_WORDS = re.compile(
+    r"\b(?P<part>half|quarter)\s+(?P<side>past|to)\s+(?P<hour>[a-z]+|\d{1,2})\b", re.IGNORECASE
+)
+# "half an hour", "an hour", "a day": a length of time with no digits.
+_HALF_OF = re.compile(r"\bhalf\s+an?\s+(?=(?:hour|minute|day|week|second)\b)", re.IGNORECASE)
+_ONE_OF = re.compile(r"\ban?\s+(?=(?:hour|minute|day|week)\b)", re.IGNORECASE)
+# "once per 500 steps", "once a day": how often, not a quantity of one.
+_ONCE_PER = re.compile(r"\bonce\s+(?=(?:per|every|a|an|each)\b)", re.IGNORECASE)
+
+
+def _time_in_words(found: re.Match[str]) -> str:
+    hour = _as_number(found["hour"].lower())
+    if hour is None or not 0 < hour <= 24:
+        return found.group(0)
+    minutes = 30 if found["part"].lower() == "half" else 15
+    if found["side"].lower() == "to":
+        minutes, hour = 60 - minutes, hour - 1
+    return f" t{int(hour) % 24 * 60 + minutes} "
+
+
 def with_times_named(text: str) -> str:
     """The text with each time of day and each length of time written one way ("2pm",
-    "14:00" → "t840"; "500 ms", "0.5 seconds" → "0.5s"; "four hundred" → "400"), so a
-    quantity is one value however it is written."""
+    "14:00", "half past two" → "t840"...; "500 ms", "0.5 seconds" → "0.5s"; "half an
+    hour" → "1800s"; "four hundred" → "400"), so a quantity is one value however it is
+    written."""
     text = _TIME.sub(lambda m: f" t{_minutes(m)} ", text)
+    text = _TIME_IN_WORDS.sub(_time_in_words, text)
+    text = _HALF_OF.sub("0.5 ", text)
+    text = _ONE_OF.sub("1 ", text)
+    text = _ONCE_PER.sub("", text)
     text = _SCALED.sub(
         lambda m: (
             _plain(_NUMBER_WORDS[m["amount"].lower()] * _SCALE[m["scale"].lower()])
@@ -126,8 +152,8 @@ def with_times_named(text: str) -> str:
 def numbers(text: str) -> frozenset[float]:
     """The quantities a statement names, digits or words ("fifty lines", "512MB"); a
     time of day is one quantity, its minutes since midnight."""
-    times = {float(_minutes(m)) for m in _TIME.finditer(text)}
     text = with_times_named(text)  # a time becomes "t840", which no number pattern reads
+    times = {float(t) for t in re.findall(r"(?<![\w.])t(\d+)(?!\w)", text)}
     found = {float(n) for n in _NUMBER.findall(text)} | times
     found |= {
         float(_NUMBER_WORDS[w.lower()]) for w in _WORD.findall(text) if w.lower() in _NUMBER_WORDS
@@ -235,9 +261,14 @@ def uncovered_values(text: str, other: str) -> frozenset[str]:
 
 
 # The subject of a rule stated as a fact: "Unit tests use ...", "Python services run on".
+# A word of a subject: "next.js" is one, "2s." ends a sentence.
+_SUBJECT_WORD = r"[\w+#/-]+(?:\.[\w+#/-]+)*"
 _SUBJECT = re.compile(
-    r"^(?:(?:the|our|all|every|each|any|new|in|for)\s+)?(?P<subject>(?:[\w.+#/-]+\s+){0,3}?"
-    r"[\w.+#/-]+)\s+(?:is|are|must|should|use|uses|run|runs|get|gets|go|goes|end|ends|start|"
+    r"^(?:(?:the|our|all|every|each|any|new|in|for)\s+)?(?P<subject>(?:"
+    + _SUBJECT_WORD
+    + r"\s+){0,3}?"
+    + _SUBJECT_WORD
+    + r")\s+(?:is|are|must|should|use|uses|run|runs|get|gets|go|goes|end|ends|start|"
     r"starts|live|lives|have|has|need|needs|stay|stays|can|cannot|can't|don't|never|always|"
     r"only|happen|happens|belong|belongs|time|times|follow|follows|come|comes)\b",
     re.IGNORECASE,
@@ -255,9 +286,15 @@ _SUBJECT_OF_VERB = re.compile(
     r"^(?:(?:the|our|all|every|each|any|new)\s+)?(?:"
     # one thing and its verb ("The worker retries ..."), or many and theirs ("Liveness
     # probes check ...")
-    r"(?P<subject>(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]+)\s+(?:may|might|will|would|could|shall|"
+    r"(?P<subject>(?:"
+    + _SUBJECT_WORD
+    + r"\s+){0,2}?"
+    + _SUBJECT_WORD
+    + r")\s+(?:may|might|will|would|could|shall|"
     + "|".join(sorted(_third_person(v) for v in VERBS))
-    + r")|(?P<many>(?:[\w.+#/-]+\s+){0,2}?[\w.+#/-]+s)\s+(?:"
+    + r")|(?P<many>(?:"
+    + _SUBJECT_WORD
+    + r"\s+){0,2}?[\w+#/-]*\ws)\s+(?:"
     + "|".join(sorted(VERBS))
     + r"))\b",
     re.IGNORECASE,
@@ -275,10 +312,15 @@ _DETERMINERS = frozenset("every each all the a an any your our their its this th
 _LABEL = re.compile(r"^[\w .+#/-]{1,30}:\s+(?=\S)")
 
 
-def _subject_stems(text: str) -> tuple[str, ...]:
+def _subject_match(text: str) -> tuple[re.Match[str] | None, str]:
+    """Where the subject and its verb are, in the text without its label or scope."""
     text = _LABEL.sub("", text.strip(), count=1)
     text = _SCOPE.sub("", text, count=1).strip()  # "In the Rust CLI, the sync command ..."
-    found = _SUBJECT.match(text) or _SUBJECT_OF_VERB.match(text)
+    return _SUBJECT.match(text) or _SUBJECT_OF_VERB.match(text), text
+
+
+def _subject_stems(text: str) -> tuple[str, ...]:
+    found, text = _subject_match(text)
     if found is None:
         return ()
     words = (found["subject"] or found.groupdict().get("many") or "").lower().split()
@@ -288,7 +330,39 @@ def _subject_stems(text: str) -> tuple[str, ...]:
         return ()
     if words[0] in VERBS and (len(words) == 1 or words[1] in _DETERMINERS):
         return ()  # an imperative: "Wrap every Go error ...", "Make always OnPush ..."
+    # "Calls to third-party APIs": the head noun is the one before the preposition; it
+    # goes last, as in "internal service calls".
+    cut = next((n for n, w in enumerate(words) if w in _PREPOSITIONS), len(words))
+    if 0 < cut < len(words) - 1:
+        words = words[cut + 1 :] + words[:cut]
     return tuple(stem(w) for w in words if w not in STOP_WORDS)
+
+
+_PREPOSITIONS = frozenset("to of for on in from at under inside within against".split())
+# Words between a subject and its verb: "tests must always be written with ...".
+_AUXILIARIES = frozenset(
+    "is are be must should can cannot can't don't never always only will would may might "
+    "could shall not also all get gets".split()
+)
+
+
+def main_verb(text: str) -> str | None:
+    """The stem of what a fact-shaped rule says its subject does ("Go services *log*
+    with slog", "tickets are *tracked* in Jira"), "be" for a plain state ("base images
+    are alpine"), None without a subject."""
+    if not _subject_stems(text):
+        return None
+    found, text = _subject_match(text)
+    assert found is not None
+    said = found.group(0).split()[-1].lower()
+    if said not in _AUXILIARIES:
+        return stem(said)
+    for word in text[found.end() :].lower().split()[:3]:
+        word = word.strip(".,;:!?")
+        if word in _AUXILIARIES:
+            continue
+        return stem(word) if word in VERBS or word.endswith(("ed", "en")) else "be"
+    return "be"
 
 
 def subject(text: str) -> frozenset[str]:
@@ -510,6 +584,7 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
         float(min(len(ra - rb), len(rb - ra)) >= 2),
         float(bool(ja - jb) and bool(jb - ja)),
         float(bool(ja) and ja == jb),
+        float(bool(ja) and ja == jb and main_verb(older) != main_verb(newer)),
         min(flipped_words(older, newer), 3) / 3,
         float(parallel(older, newer)),
         float(valued >= 1),
@@ -548,6 +623,7 @@ NAMES = (
     "two names differ on both sides",
     "subjects differ",
     "same subject",
+    "same subject, another verb",
     "words said for and against",
     "parallel subjects",
     "a value put in another's place",
@@ -698,8 +774,8 @@ def differs_in_value(older: str, newer: str) -> bool:
     one slot? Such a pair is never merged, whatever the similarity says."""
     a, b = frame(older), frame(newer)
     na, nb = numbers(older), numbers(newer)
-    if na and nb and na != nb:
-        return True
+    if na - nb and nb - na:
+        return True  # one quantity for another; one more said alongside is a detail
     if uncovered_values(older, newer) and uncovered_values(newer, older):
         return True
     # "three retries" / "3 retries": one value written two ways.
@@ -731,8 +807,10 @@ def differs_in_value(older: str, newer: str) -> bool:
     if _subjects_differ(older, newer):
         return True  # "unit tests run on every push" / "integration tests run nightly"
     # "We moved the chatbot from Cloud Run to GKE", "date-fns from now on": the newer
-    # says it changes something the older stated; never a repeat to fold away.
-    if b.change_cue and not a.change_cue:
+    # says it changes something the older stated; never a repeat to fold away. Unless
+    # what it says it replaces is what the older ruled out too ("Never call fetch;
+    # go through apiClient" / "via apiClient rather than fetch").
+    if b.change_cue and not a.change_cue and not a.rejected & b.rejected:
         return True
     # The similarity proposes, the words must anchor it: a shared value or quantity, one
     # slot, or two words that carry meaning said by both ("Feature branches are
@@ -746,14 +824,6 @@ def _content_stems(older: str, newer: str) -> frozenset[str]:
     return (_stems(older) & _stems(newer)) - STOP_WORDS
 
 
-def _mentions(text: str, words: frozenset[str]) -> bool:
-    """Is each of these stems said somewhere in `text` ("the OpenAPI spec" names the
-    API, "cargo clippy" names Clippy)?"""
-    low = text.lower()
-    said = _stems(text)
-    return all(w in said or w in low for w in words)
-
-
 def unrelated_subjects(older: str, newer: str) -> bool:
     """Rules about two different things, neither named by the other ("Outbound HTTP
     calls time out after 3 seconds" / "Database queries time out after 10 seconds"):
@@ -761,7 +831,18 @@ def unrelated_subjects(older: str, newer: str) -> bool:
     ja, jb = subject(older), subject(newer)
     if not ja or not jb or ja & jb:
         return False
-    return not _mentions(newer, ja) and not _mentions(older, jb)
+    return not _touches(newer, ja) and not _touches(older, jb)
+
+
+def _touches(text: str, words: frozenset[str]) -> bool:
+    """Is any of these stems said in `text`, a part of a joined word included ("the
+    debug UART" is touched by "over UART", "bloom deploys" by "auto-deploys")?"""
+    said = _stems(text) | _stems(re.sub(r"[-_/.]", " ", text))
+    low = text.lower()
+    return any(
+        w in said or (len(w) > 3 and re.search(rf"\b{re.escape(w)}", low))
+        for w in words - _PLAIN_QUALIFIERS - STOP_WORDS
+    )
 
 
 def never_conflict(older: str, newer: str) -> bool:
@@ -780,7 +861,7 @@ def _subjects_differ(older: str, newer: str) -> bool:
     only_b = frozenset(w for w in jb - ja if not _abbreviates(w, older))
     if not (ja and jb and only_a and only_b):
         return False
-    return not _mentions(newer, only_a) or not _mentions(older, only_b)
+    return not _touches(newer, only_a) or not _touches(older, only_b)
 
 
 def reason(older: str, newer: str) -> str:

@@ -477,6 +477,13 @@ def test_a_change_said_of_one_thing_reverses_it(older: str, newer: str, reversed
         ("Outbound calls time out after 2 minutes.", "Outbound calls: a 120 s timeout.", False),
         ("Timeout is 30 seconds.", "Timeout is 30 minutes.", True),
         ("Keep logs 400 days.", "Keep logs four hundred weeks.", True),
+        # A quantity in words: "half an hour", "half past ten"; "once per" is how often.
+        ("Carts expire after 30 minutes.", "Cart expiry: half an hour.", False),
+        ("Retros are at 10:30.", "Our retro: half past ten.", False),
+        ("Snapshot every 200 steps.", "Take a snapshot once per 200 steps.", False),
+        # One more quantity said alongside is a detail, not a value replaced.
+        ("Retry 3 times.", "Retry 3 times, 2 seconds apart.", False),
+        ("Retry 3 times.", "Retry 5 times, 2 seconds apart.", True),
     ],
 )
 def test_one_value_however_it_is_written(older: str, newer: str, differs: bool) -> None:
@@ -504,6 +511,21 @@ def test_lengths_of_time_are_one_quantity_in_any_unit() -> None:
         # An imperative or a condition has no subject to compare.
         ("Wrap every handler in a recover.", "Database queries time out after 2s.", False),
         ("When a job fails, page the on-call.", "Failed jobs page the on-call person.", False),
+        # One word of a subject said by the other side is enough to relate them, a
+        # part of a joined word included.
+        (
+            "Logs go out over the serial port at 9600 baud.",
+            "The debug serial line runs at 57600.",
+            False,
+        ),
+        (
+            "Hosting is on Render; main auto-deploys.",
+            "Staging deploys go through Fly.io now.",
+            False,
+        ),
+        ("Parser headers use include guards.", "Guards are pragma once in new code.", False),
+        # A subject never runs past the end of its sentence.
+        ("Every database client gets 10 connections.", "Pool size: 20. The proxy caps it.", False),
     ],
 )
 def test_unrelated_subjects(older: str, newer: str, unrelated: bool) -> None:
@@ -545,6 +567,34 @@ def test_x_replaces_y_rejects_y() -> None:
         "Use Webpack to bundle the front end; no Parcel.",
         "Vite replaces Webpack for the front-end bundle.",
     )
+
+
+def test_a_preference_the_older_rule_shared_is_no_change() -> None:
+    """ "rather than X" after "never X" restates the ban; "instead of" a value the older
+    chose is a change, never a repeat to fold away."""
+    older = "Never use the wall clock; use the Clock port."
+    assert not pair_model.differs_in_value(
+        older, "Time comes from the Clock port rather than the wall clock."
+    )
+    assert pair_model.differs_in_value(
+        "Time comes from the Clock port.",
+        "Time comes from the wall clock instead of the Clock port.",
+    )
+
+
+def test_the_head_of_a_subject_is_the_noun_before_its_preposition() -> None:
+    assert pair_model.parallel(
+        "Internal RPCs time out after 1 second.",
+        "RPCs to payment partners time out after 8 seconds.",
+    )
+    assert pair_model.subject("Calls to the ledger are retried twice.") == {"ledger", "call"}
+
+
+def test_the_main_verb_of_a_fact_shaped_rule() -> None:
+    assert pair_model.main_verb("Rust crates log with tracing.") == "log"
+    assert pair_model.main_verb("Invoices are rendered with Typst.") == "render"
+    assert pair_model.main_verb("Base images are debian-slim.") == "be"
+    assert pair_model.main_verb("We use tracing for logs.") is None
 
 
 def test_the_subject_follows_a_label_or_any_instruction_verb() -> None:
