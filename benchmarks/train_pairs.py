@@ -34,6 +34,7 @@ from memory_app.conflicts.pair_model import (
     NAMES,
     WEIGHTS_FILE,
     Thresholds,
+    allows_only_another,
     differs_in_value,
     features,
     never_conflict,
@@ -215,6 +216,7 @@ class Held:
     parallel_rules: bool
     change_cue: bool
     swapped_stances: bool = False
+    only_and_ban: bool = False
 
 
 def _read(pairs: Sequence[dict[str, Any]], x: np.ndarray, w: np.ndarray) -> list[Held]:
@@ -231,7 +233,7 @@ def _texts(pair: dict[str, Any]) -> tuple[str, str]:
 
 
 @cache
-def _hard_facts(older: str, newer: str) -> tuple[bool, bool, bool, bool, bool, bool]:
+def _hard_facts(older: str, newer: str) -> tuple[bool, bool, bool, bool, bool, bool, bool]:
     """What the rules say of a pair, whatever the weights: read once for all folds."""
     rules = judge(older, newer, same_topic=semantic.similarity(older, newer))
     return (
@@ -241,6 +243,7 @@ def _hard_facts(older: str, newer: str) -> tuple[bool, bool, bool, bool, bool, b
         never_conflict(older, newer),
         says_change(older, newer),
         swaps(older, newer),
+        allows_only_another(older, newer),
     )
 
 
@@ -300,6 +303,7 @@ class Readings:
         self.parallel = col(lambda r: r.parallel_rules)
         self.cue = col(lambda r: r.change_cue)
         self.swapped = col(lambda r: r.swapped_stances)
+        self.only_and_ban = col(lambda r: r.only_and_ban)
         relation = col(lambda r: r.pair["relation"])
         self.different = relation == "different rules"
         self.conflicting = np.isin(relation, ("update", "contradiction"))
@@ -309,12 +313,16 @@ class Readings:
 
     def answers(self, t: Thresholds) -> tuple[np.ndarray, np.ndarray]:
         """Which readings `decide` calls a conflict, and which the same rule."""
-        conflict = ~self.parallel & (
-            self.swapped
-            | (self.reversed & (self.conflict_p >= t.reversed_conflict))
-            | (self.conflict_p >= t.conflict)
-            | (self.rules & (self.conflict_p >= t.rules_conflict))
-            | (self.cue & (self.conflict_p >= t.cue_conflict))
+        conflict = (
+            ~self.parallel
+            & ~self.only_and_ban
+            & (
+                self.swapped
+                | (self.reversed & (self.conflict_p >= t.reversed_conflict))
+                | (self.conflict_p >= t.conflict)
+                | (self.rules & (self.conflict_p >= t.rules_conflict))
+                | (self.cue & (self.conflict_p >= t.cue_conflict))
+            )
         )
         same = ~self.parallel & ~conflict & (self.same_p >= t.same) & ~self.differs
         return conflict, same

@@ -494,9 +494,13 @@ def swapped_near_shared_word(older: str, newer: str) -> bool:
     only_a, only_b = a_named - set(b_keys), b_named - set(a_keys)
     if not only_a or not only_b:
         return False
-    shared = {
-        k for k in set(a_keys) & set(b_keys) if k not in STOP_WORDS and len(k) > 2
-    } - _PLAIN_QUALIFIERS
+    # The word both say names the thing ("tickets"), not what is done ("run standardrb" /
+    # "jobs run on solid_queue").
+    shared = (
+        {k for k in set(a_keys) & set(b_keys) if k not in STOP_WORDS and len(k) > 2}
+        - _PLAIN_QUALIFIERS
+        - VERBS
+    )
 
     def near(keys: list[str], values: set[str]) -> set[str]:
         found: set[str] = set()
@@ -681,18 +685,20 @@ def decide(
     parallel_rules: bool = False,
     change_cue: bool = False,
     swapped_stances: bool = False,
+    only_and_ban: bool = False,
 ) -> str:
     """One of ANSWERS from the model's probabilities and the rules' hard facts.
 
     Rules about different kinds of one thing ("unit tests ..." / "end-to-end tests
-    ...") or about two unrelated subjects never conflict. Otherwise a conflict needs
+    ...") or about two unrelated subjects never conflict, nor does an "only" beside a
+    ban of something else (`allows_only_another`). Otherwise a conflict needs
     each side rejecting what the other endorses, a reversal (one rejects the value the
     other endorses and names another) or the rules' reading not ruled out by the model,
     or the model's confidence alone; a merge also needs that the two name no different
     values, whatever the similarity says (a false merge loses a rule silently)."""
     if parallel_rules:
         return "compatible"
-    if (
+    if not only_and_ban and (
         swapped_stances
         or (reversed_stances and probs["conflict"] >= thresholds.reversed_conflict)
         or probs["conflict"] >= thresholds.conflict
@@ -730,6 +736,7 @@ def read_pair(
         parallel_rules=never_conflict(older, newer),
         change_cue=says_change(older, newer),
         swapped_stances=swaps(older, newer),
+        only_and_ban=allows_only_another(older, newer),
     )
     return PairReading(answer, probs)
 
@@ -751,6 +758,54 @@ def swaps(older: str, newer: str) -> bool:
     the plainest reversal, a conflict whatever the model reads."""
     a, b = frame(older), frame(newer)
     return bool(a.endorsed & b.rejected and a.rejected & b.endorsed)
+
+
+_ONLY = re.compile(r"\b(?:only|exclusively|solely)\b", re.IGNORECASE)
+_BANS = re.compile(
+    r"\b(?:never|don'?t|do not|does not|doesn'?t|must not|mustn'?t|should not|shouldn'?t|"
+    r"no|not|avoid)\b",
+    re.IGNORECASE,
+)
+
+
+def _what_only_allows(text: str) -> str | None:
+    """The word that names what "only" allows: the first meaningful word after it ("only
+    the *main* thread"), or before it when it ends the clause ("the new Input *System*
+    only"); verbs are skipped ("only use *pytest*")."""
+    found = _ONLY.search(text)
+    if found is None:
+        return None
+    after = [w.lower() for w in _WORD.findall(text[found.end() :])]
+    before = [w.lower() for w in _WORD.findall(text[: found.start()])]
+    tail = text[found.end() :].lstrip()
+    words = after if after and not tail.startswith((".", ",", ";", ")")) else before[::-1]
+    for word in words[:4]:
+        if word not in STOP_WORDS and word not in VERBS and word not in _NOT_A_SUBJECT:
+            return word
+    return None
+
+
+def allows_only_another(older: str, newer: str) -> bool:
+    """One side allows only one thing and the other bans something else without
+    endorsing anything new ("Only the main thread touches UIKit" / "never update UIKit
+    from a background queue", "Use the new Input System only" / "don't use the old
+    Input Manager"): the ban follows from the "only", the two agree. When the ban names
+    what "only" allows ("only use pytest" / "never use pytest") they do not."""
+    for exclusive, ban in ((older, newer), (newer, older)):
+        if _BANS.search(exclusive) or not _BANS.search(ban) or _ONLY.search(ban):
+            continue
+        allowed = _what_only_allows(exclusive)
+        if allowed is None:
+            continue
+        ban_words = _stems(ban) | _stems(re.sub(r"[-_/.]", " ", ban))
+        if stem(allowed) in ban_words or any(
+            stem(part) in ban_words for part in re.split(r"[-_/.]", allowed) if part
+        ):
+            continue
+        if frame(ban).endorsed - frame(exclusive).words:
+            continue  # the ban's side also names something to use instead
+        return True
+    return False
 
 
 def reverses(older: str, newer: str) -> bool:

@@ -597,6 +597,43 @@ def test_the_main_verb_of_a_fact_shaped_rule() -> None:
     assert pair_model.main_verb("We use tracing for logs.") is None
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "agree"),
+    [
+        # A ban of something else follows from "only": the two agree.
+        ("Only the render thread touches the GPU context.", "Never call GL from a worker.", True),
+        ("Use the new config loader only.", "Don't read the old settings.ini directly.", True),
+        ("Refunds go only through the ledger API.", "Never write refunds to the DB by hand.", True),
+        # The ban names what "only" allows, or the banning side names another choice.
+        ("Only use Poetry.", "Never use Poetry.", False),
+        ("Releases happen only on Mondays.", "Never release on Mondays.", False),
+        ("Only rebase-merge branches.", "Never rebase branches.", False),
+        ("Only Redis for caching.", "Do not cache in Redis, use Memcached.", False),
+    ],
+)
+def test_an_only_beside_a_ban_of_something_else_agrees(older: str, newer: str, agree: bool) -> None:
+    assert pair_model.allows_only_another(older, newer) is agree
+    assert pair_model.allows_only_another(newer, older) is agree
+
+
+def test_an_only_beside_a_ban_never_conflicts_whatever_the_model_says() -> None:
+    sure = {"same": 0.0, "conflict": 1.0, "compatible": 0.0}
+    common = {"rules_conflict": True, "reversed_stances": True, "value_differs": True}
+    thresholds = pair_model.Thresholds()
+    assert pair_model.decide(sure, thresholds, **common) == "conflict"
+    assert pair_model.decide(sure, thresholds, **common, only_and_ban=True) == "compatible"
+
+
+def test_a_verb_both_say_is_no_shared_thing() -> None:
+    """ "run standardrb" / "jobs run on solid_queue": "run" names no slot."""
+    assert not pair_model.swapped_near_shared_word(
+        "Lint with rubocop; run rubocop -a.", "Workers run on GoodJob from now on."
+    )
+    assert pair_model.swapped_near_shared_word(
+        "Invoices live in Xero.", "We moved the invoices to QuickBooks."
+    )
+
+
 def test_the_subject_follows_a_label_or_any_instruction_verb() -> None:
     assert pair_model.subject("Mobile app: crash reports go to Sentry.") == {"crash", "report"}
     assert pair_model.subject("Liveness probes check the process.") == {stem("liveness"), "probe"}
