@@ -79,10 +79,34 @@ def _minutes(found: re.Match[str]) -> int:
 # A length of time with its unit ("500 ms", "0.5 seconds", "a five-second timeout").
 _DURATION = re.compile(
     r"(?<![\w.])(?:(?P<digits>\d+(?:\.\d+)?)[\s-]?|(?P<word>[a-z]+)[\s-])(?P<unit>ms|msecs?|"
-    r"milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?)(?!\w)",
+    r"milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|"
+    r"quarters?|years?)(?!\w)",
     re.IGNORECASE,
 )
-_SECONDS = {"s": 1, "h": 3600, "d": 86400, "w": 604800}  # by the unit's first letter
+# By the unit's first letter, "mo" and "q" before it ("ms" and "min" are read first).
+_SECONDS = {"s": 1, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+_MONTH = 2592000
+# How often, said in one word or as "every <unit>": the period between two times.
+_PERIOD_WORDS = {
+    "hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800,
+    "fortnightly": 1209600, "biweekly": 1209600, "monthly": _MONTH,
+    "quarterly": 3 * _MONTH, "yearly": 31536000, "annually": 31536000,
+}  # fmt: skip
+_PERIOD = re.compile(
+    r"\b(?:(?P<word>" + "|".join(_PERIOD_WORDS) + r")|every\s+(?P<unit>hour|day|night|week|"
+    r"month|quarter|year))\b",
+    re.IGNORECASE,
+)
+_UNIT_PERIODS = {"hour": 3600, "day": 86400, "night": 86400, "week": 604800,
+                 "month": _MONTH, "quarter": 3 * _MONTH, "year": 31536000}  # fmt: skip
+
+
+def _period(found: re.Match[str]) -> str:
+    if found["word"]:
+        return f" {_PERIOD_WORDS[found['word'].lower()]}s "
+    return f" {_UNIT_PERIODS[found['unit'].lower()]}s "
+
+
 # "four hundred", "two thousand": a number word times its scale.
 _SCALE = {"hundred": 100, "thousand": 1000}
 _SCALED = re.compile(r"\b(?P<amount>[a-z]+)[\s-]+(?P<scale>hundred|thousand)\b", re.IGNORECASE)
@@ -97,6 +121,10 @@ def _seconds(found: re.Match[str]) -> str:
         seconds = 0.001
     elif unit.startswith("min"):
         seconds = 60
+    elif unit.startswith("mo"):
+        seconds = _MONTH
+    elif unit.startswith("q"):
+        seconds = 3 * _MONTH
     else:
         seconds = _SECONDS[unit[0]]
     return f" {_plain(amount * seconds)}s "
@@ -151,8 +179,10 @@ def with_times_named(text: str) -> str:
 
 def numbers(text: str) -> frozenset[float]:
     """The quantities a statement names, digits or words ("fifty lines", "512MB"); a
-    time of day is one quantity, its minutes since midnight."""
+    time of day is one quantity, its minutes since midnight; how often ("quarterly",
+    "every month") is one, the seconds between two times."""
     text = with_times_named(text)  # a time becomes "t840", which no number pattern reads
+    text = _PERIOD.sub(_period, text)  # how often: "quarterly", "every month"
     times = {float(t) for t in re.findall(r"(?<![\w.])t(\d+)(?!\w)", text)}
     found = {float(n) for n in _NUMBER.findall(text)} | times
     found |= {
@@ -861,6 +891,8 @@ def differs_in_value(older: str, newer: str) -> bool:
         return True  # each rules out another thing: "..., not prefab fields" / "not UnityEvents"
     if _subjects_differ(older, newer):
         return True  # "unit tests run on every push" / "integration tests run nightly"
+    if opposite_ends(older, newer):
+        return True  # "leading commas" / "trailing commas"
     # "We moved the chatbot from Cloud Run to GKE", "date-fns from now on": the newer
     # says it changes something the older stated; never a repeat to fold away. Unless
     # what it says it replaces is what the older ruled out too ("Never call fetch;
@@ -870,8 +902,40 @@ def differs_in_value(older: str, newer: str) -> bool:
     # The similarity proposes, the words must anchor it: a shared value or quantity, one
     # slot, or two words that carry meaning said by both ("Feature branches are
     # squash-merged into main" / "When a feature branch goes into main, squash it").
-    shared = a.endorsed & b.endorsed or (na and na == nb)
+    shared = a.endorsed & b.endorsed or na & nb
     return not (shared or slot_overlap(a, b) >= SAME_SLOT or len(_content_stems(older, newer)) >= 2)
+
+
+# Words that name the two ends of one choice: one side saying one and the other its
+# opposite set one slot to two values, whatever the rest of the wording shares.
+_OPPOSITES = (
+    ("leading", "trailing"), ("uppercase", "lowercase"), ("upper case", "lower case"),
+    ("prefix", "suffix"), ("sync", "async"), ("synchronous", "asynchronous"),
+    ("public", "private"), ("single quote", "double quote"), ("tab", "space"),
+    ("ascending", "descending"), ("eager", "lazy"), ("absolute", "relative"),
+    ("singular", "plural"), ("enabled", "disabled"), ("mutable", "immutable"),
+    ("optional", "required"), ("allowlist", "denylist"), ("light", "dark"),
+)  # fmt: skip
+_NAMING_STYLE = re.compile(r"\b(camel|snake|kebab|pascal|screaming)(?:[\s_-]?case[sd]?)\b", re.I)
+
+
+def _says(text: str, word: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}(?:e?s|ed)?\b", text, re.IGNORECASE) is not None
+
+
+def opposite_ends(older: str, newer: str) -> bool:
+    """One side names one end of a choice and the other the opposite end ("leading
+    commas" / "trailing commas", "camelCase" / "snake_case"), neither naming both."""
+    for one, other in _OPPOSITES:
+        a_one, a_other = _says(older, one), _says(older, other)
+        b_one, b_other = _says(newer, one), _says(newer, other)
+        if (a_one and b_other and not a_other and not b_one) or (
+            a_other and b_one and not a_one and not b_other
+        ):
+            return True
+    styles_a = {m.lower() for m in _NAMING_STYLE.findall(older)}
+    styles_b = {m.lower() for m in _NAMING_STYLE.findall(newer)}
+    return bool(styles_a - styles_b) and bool(styles_b - styles_a)
 
 
 def _content_stems(older: str, newer: str) -> frozenset[str]:

@@ -624,6 +624,33 @@ def test_an_only_beside_a_ban_never_conflicts_whatever_the_model_says() -> None:
     assert pair_model.decide(sure, thresholds, **common, only_and_ban=True) == "compatible"
 
 
+def test_how_often_is_one_quantity_however_it_is_said() -> None:
+    assert pair_model.numbers("Secrets are rotated quarterly.") == pair_model.numbers(
+        "Rotate secrets every 3 months."
+    )
+    assert pair_model.numbers("Backups run nightly.") == pair_model.numbers(
+        "Backups run every night."
+    )
+    assert pair_model.differs_in_value("Dependencies are bumped weekly.", "Bump deps every month.")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "opposite"),
+    [
+        ("Import lists use trailing commas.", "Import lists use leading commas.", True),
+        ("Env var names are SCREAMING_CASE.", "Env var names are snake_case.", True),
+        ("Config keys are kebab-case.", "Config keys use camelCase.", True),
+        # Both ends named on one side, or one end on both: no value changed.
+        ("Indent with spaces, never tabs.", "Indentation: spaces.", False),
+        ("Config keys are kebab-case.", "Write config keys in kebab case.", False),
+    ],
+)
+def test_opposite_ends_of_one_choice(older: str, newer: str, opposite: bool) -> None:
+    assert pair_model.opposite_ends(older, newer) is opposite
+    if opposite:
+        assert pair_model.differs_in_value(older, newer)
+
+
 def test_a_verb_both_say_is_no_shared_thing() -> None:
     """ "run standardrb" / "jobs run on solid_queue": "run" names no slot."""
     assert not pair_model.swapped_near_shared_word(
