@@ -329,7 +329,9 @@ _SUBJECT_OF_VERB = re.compile(
     + r"))\b",
     re.IGNORECASE,
 )
-_NOT_A_SUBJECT = frozenset("we i you they it this that there he she everyone please".split())
+_NOT_A_SUBJECT = frozenset(
+    "we i you they it this that there he she everyone please pls plz kindly".split()
+)
 
 
 # A clause that opens with these sets a condition or a time, not the rule's subject.
@@ -958,8 +960,15 @@ def _touches(text: str, words: frozenset[str]) -> bool:
     debug UART" is touched by "over UART", "bloom deploys" by "auto-deploys")?"""
     said = _stems(text) | _stems(re.sub(r"[-_/.]", " ", text))
     low = text.lower()
+
+    def said_as_parts(word: str) -> bool:  # "two-space" in "two spaces"
+        parts = [stem(p) for p in re.split(r"[-_/.]", word) if p]
+        return len(parts) > 1 and all(p in said or p.isdigit() for p in parts)
+
     return any(
-        w in said or (len(w) > 3 and re.search(rf"\b{re.escape(w)}", low))
+        w in said
+        or said_as_parts(w)
+        or (len(w) > 3 and re.search(rf"\b{re.escape(w)}", low))
         for w in words - _PLAIN_QUALIFIERS - STOP_WORDS
     )
 

@@ -681,3 +681,20 @@ def test_a_change_cue_lowers_the_certainty_a_conflict_needs() -> None:
     assert not pair_model.says_change(
         "Use pnpm, never npm, for installs.", "Use async/await instead of .then() chains."
     )
+
+
+def test_a_joined_subject_is_said_in_its_parts() -> None:
+    """ "Two-space indentation ..." is the subject "indent with two spaces" names."""
+    assert not pair_model.differs_in_value(
+        "Indent YAML files with two spaces.",
+        "Two-space indentation is what we use in every YAML file.",
+    )
+    # A part left unsaid still tells two subjects apart.
+    assert pair_model.differs_in_value(
+        "Two-space indentation is used in YAML files.", "Tab characters are used in Makefiles."
+    )
+
+
+def test_please_is_no_subject() -> None:
+    assert pair_model.subject("pls use StyleSheet.create, no inline style objs") == frozenset()
+    assert pair_model.subject("kindly ensure that every API call has a timeout") == frozenset()
