@@ -966,9 +966,7 @@ def _touches(text: str, words: frozenset[str]) -> bool:
         return len(parts) > 1 and all(p in said or p.isdigit() for p in parts)
 
     return any(
-        w in said
-        or said_as_parts(w)
-        or (len(w) > 3 and re.search(rf"\b{re.escape(w)}", low))
+        w in said or said_as_parts(w) or (len(w) > 3 and re.search(rf"\b{re.escape(w)}", low))
         for w in words - _PLAIN_QUALIFIERS - STOP_WORDS
     )
 
