@@ -33,6 +33,7 @@ from memory_app.domain.statements import (
     frame,
     relate,
     said_for_and_against,
+    says_change_over_time,
     slot_overlap,
     stem,
     topic_words,
@@ -897,9 +898,14 @@ def differs_in_value(older: str, newer: str) -> bool:
         return True  # "leading commas" / "trailing commas"
     # "We moved the chatbot from Cloud Run to GKE", "date-fns from now on": the newer
     # says it changes something the older stated; never a repeat to fold away. Unless
-    # what it says it replaces is what the older ruled out too ("Never call fetch;
-    # go through apiClient" / "via apiClient rather than fetch").
-    if b.change_cue and not a.change_cue and not a.rejected & b.rejected:
+    # what it says it replaces is what the older ruled out too ("Never call fetch; go
+    # through apiClient" / "no more raw fetch, apiClient from now on"). A preference
+    # ("via apiClient rather than fetch") says nothing changed.
+    if (
+        says_change_over_time(newer)
+        and not says_change_over_time(older)
+        and not a.rejected & b.rejected
+    ):
         return True
     # The similarity proposes, the words must anchor it: a shared value or quantity, one
     # slot, or two words that carry meaning said by both ("Feature branches are

@@ -236,6 +236,19 @@ _CHANGE_CUE = re.compile(
     r"(?:we|i)(?:'ve| have) decided|(?:we|i) decided|let'?s (?:move|switch|go))\b",
     re.IGNORECASE,
 )
+# Wording that contrasts two options without saying anything changed: "via apiClient
+# rather than raw fetch", "using %w instead of returning it bare", "-Wextra switched on".
+_CONTRAST_ONLY = re.compile(
+    r"\b(?:instead(?: of)?|rather than|switch(?:ed|es)? (?:on|off))\b", re.IGNORECASE
+)
+
+
+def says_change_over_time(text: str) -> bool:
+    """Does the statement say a rule changed ("from now on", "we switched to", "no
+    longer"), not merely prefer one option to another ("X rather than Y")?"""
+    return _CHANGE_CUE.search(_CONTRAST_ONLY.sub(" ", text)) is not None
+
+
 # Where a clause ends: a semicolon or colon, a comma before "but"/"and"/"so", a
 # contrasting conjunction, or the end of a sentence (a memory may hold two).
 _CLAUSE = re.compile(

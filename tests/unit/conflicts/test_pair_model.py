@@ -13,7 +13,7 @@ from benchmarks import train_pairs
 from memory_app.conflicts import pair_model
 from memory_app.conflicts.pair_model import Thresholds, decide
 from memory_app.conflicts.restatements import judge_with_meaning
-from memory_app.domain.statements import stem
+from memory_app.domain.statements import says_change_over_time, stem
 
 
 @pytest.fixture
@@ -698,3 +698,29 @@ def test_a_joined_subject_is_said_in_its_parts() -> None:
 def test_please_is_no_subject() -> None:
     assert pair_model.subject("pls use StyleSheet.create, no inline style objs") == frozenset()
     assert pair_model.subject("kindly ensure that every API call has a timeout") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "changes"),
+    [
+        ("From now on we log with slog.", True),
+        ("We switched the deploys to GKE.", True),
+        ("We no longer use Moment.", True),
+        ("Requests go via apiClient rather than raw fetch calls.", False),
+        ("Wrap errors with %w instead of returning them bare.", False),
+        ("Both -Wall and -Wextra are switched on.", False),
+    ],
+)
+def test_a_preference_is_no_change_over_time(text: str, changes: bool) -> None:
+    assert says_change_over_time(text) is changes
+
+
+def test_a_preference_reworded_may_be_merged() -> None:
+    """ "rather than" in the newer is no sign that the rule changed."""
+    assert not pair_model.differs_in_value(
+        "Never call fetch directly in the app; go through apiClient.",
+        "All network requests are made via apiClient from src/lib/api rather than raw fetch calls.",
+    )
+    assert pair_model.differs_in_value(
+        "Log with structlog.", "From now on we log with loguru instead of structlog."
+    )
