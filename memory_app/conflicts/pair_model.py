@@ -626,6 +626,7 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
         float(parallel(older, newer)),
         float(valued >= 1),
         aligned,
+        float(bool(ja & jb) and min(len(ra - rb), len(rb - ra)) >= 1),
     ]
 
 
@@ -665,6 +666,7 @@ NAMES = (
     "parallel subjects",
     "a value put in another's place",
     "wording aligned",
+    "a subject word shared, names differ on both sides",
 )
 
 

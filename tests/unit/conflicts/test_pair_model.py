@@ -724,3 +724,15 @@ def test_a_preference_reworded_may_be_merged() -> None:
     assert pair_model.differs_in_value(
         "Log with structlog.", "From now on we log with loguru instead of structlog."
     )
+
+
+def test_one_subject_with_another_name_on_each_side_is_a_signal() -> None:
+    """ "Emails ... SendGrid" / "Transactional email ... Postmark": one thing, two tools."""
+    at = pair_model.NAMES.index("a subject word shared, names differ on both sides")
+
+    def signal(older: str, newer: str) -> float:
+        return pair_model.features(older, newer, None)[at]
+
+    assert signal("Emails are sent through SendGrid.", "Transactional email goes via Postmark.")
+    assert not signal("Emails are sent through SendGrid.", "Emails are sent through SendGrid.")
+    assert not signal("Emails are sent through SendGrid.", "Invoices are stored in S3.")
