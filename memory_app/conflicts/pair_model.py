@@ -627,6 +627,11 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
         float(valued >= 1),
         aligned,
         float(bool(ja & jb) and min(len(ra - rb), len(rb - ra)) >= 1),
+        float(
+            says_change_over_time(newer)
+            and not says_change_over_time(older)
+            and bool(sa & sb - STOP_WORDS)
+        ),
     ]
 
 
@@ -667,6 +672,7 @@ NAMES = (
     "a value put in another's place",
     "wording aligned",
     "a subject word shared, names differ on both sides",
+    "the newer says a change over time",
 )
 
 

@@ -736,3 +736,15 @@ def test_one_subject_with_another_name_on_each_side_is_a_signal() -> None:
     assert signal("Emails are sent through SendGrid.", "Transactional email goes via Postmark.")
     assert not signal("Emails are sent through SendGrid.", "Emails are sent through SendGrid.")
     assert not signal("Emails are sent through SendGrid.", "Invoices are stored in S3.")
+
+
+def test_a_change_over_time_on_a_shared_word_is_a_signal() -> None:
+    at = pair_model.NAMES.index("the newer says a change over time")
+
+    def signal(older: str, newer: str) -> float:
+        return pair_model.features(older, newer, None)[at]
+
+    assert signal("Routes are declared with auto_route.", "From now on routes use go_router.")
+    # A preference is no change; a change of something else shares no word.
+    assert not signal("Routes use auto_route.", "Routes use go_router rather than auto_route.")
+    assert not signal("Routes use auto_route.", "From now on standups are on Slack.")
