@@ -630,7 +630,7 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
         float(
             says_change_over_time(newer)
             and not says_change_over_time(older)
-            and bool(sa & sb - STOP_WORDS)
+            and bool(_content_stems(older, newer))
         ),
     ]
 
