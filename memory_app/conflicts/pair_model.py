@@ -84,28 +84,47 @@ _DURATION = re.compile(
     r"quarters?|years?)(?!\w)",
     re.IGNORECASE,
 )
-# By the unit's first letter, "mo" and "q" before it ("ms" and "min" are read first).
-_SECONDS = {"s": 1, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
 _MONTH = 2592000
+# Seconds in a unit of time, by its name; a spelling is read by its first letter after
+# "ms", "mi(n)" and "mo" (see _in_seconds).
+_UNIT_SECONDS = {
+    "second": 1, "minute": 60, "hour": 3600, "day": 86400, "night": 86400, "week": 604800,
+    "month": _MONTH, "quarter": 3 * _MONTH, "year": 31536000,
+}  # fmt: skip
 # How often, said in one word or as "every <unit>": the period between two times.
 _PERIOD_WORDS = {
-    "hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800,
-    "fortnightly": 1209600, "biweekly": 1209600, "monthly": _MONTH,
-    "quarterly": 3 * _MONTH, "yearly": 31536000, "annually": 31536000,
+    word: _UNIT_SECONDS[unit] * times
+    for word, unit, times in (
+        ("hourly", "hour", 1), ("daily", "day", 1), ("nightly", "night", 1),
+        ("weekly", "week", 1), ("fortnightly", "week", 2), ("biweekly", "week", 2),
+        ("monthly", "month", 1), ("quarterly", "quarter", 1), ("yearly", "year", 1),
+        ("annually", "year", 1),
+    )
 }  # fmt: skip
 _PERIOD = re.compile(
     r"\b(?:(?P<word>" + "|".join(_PERIOD_WORDS) + r")|every\s+(?P<unit>hour|day|night|week|"
     r"month|quarter|year))\b",
     re.IGNORECASE,
 )
-_UNIT_PERIODS = {"hour": 3600, "day": 86400, "night": 86400, "week": 604800,
-                 "month": _MONTH, "quarter": 3 * _MONTH, "year": 31536000}  # fmt: skip
+
+
+def _in_seconds(unit: str) -> float:
+    """Seconds in a unit of time however it is spelled ("ms", "secs", "min", "hrs",
+    "months", "quarter")."""
+    unit = unit.lower()
+    if unit.startswith(("ms", "milli")):
+        return 0.001
+    if unit.startswith("mi"):
+        return _UNIT_SECONDS["minute"]
+    if unit.startswith("mo"):
+        return _UNIT_SECONDS["month"]
+    return next(seconds for name, seconds in _UNIT_SECONDS.items() if name[0] == unit[0])
 
 
 def _period(found: re.Match[str]) -> str:
     if found["word"]:
         return f" {_PERIOD_WORDS[found['word'].lower()]}s "
-    return f" {_UNIT_PERIODS[found['unit'].lower()]}s "
+    return f" {_UNIT_SECONDS[found['unit'].lower()]}s "
 
 
 # "four hundred", "two thousand": a number word times its scale.
@@ -117,18 +136,7 @@ def _seconds(found: re.Match[str]) -> str:
     amount = _as_number((found["digits"] or found["word"]).lower())
     if amount is None:
         return found.group(0)
-    unit = found["unit"].lower()
-    if unit.startswith(("ms", "milli")):
-        seconds = 0.001
-    elif unit.startswith("min"):
-        seconds = 60
-    elif unit.startswith("mo"):
-        seconds = _MONTH
-    elif unit.startswith("q"):
-        seconds = 3 * _MONTH
-    else:
-        seconds = _SECONDS[unit[0]]
-    return f" {_plain(amount * seconds)}s "
+    return f" {_plain(amount * _in_seconds(found['unit']))}s "
 
 
 def _plain(number: float) -> str:

@@ -726,12 +726,16 @@ def test_a_preference_reworded_may_be_merged() -> None:
     )
 
 
+def _signal(name: str, older: str, newer: str) -> float:
+    """One named feature of a pair, read without the similarity model."""
+    return pair_model.features(older, newer, None)[pair_model.NAMES.index(name)]
+
+
 def test_one_subject_with_another_name_on_each_side_is_a_signal() -> None:
     """ "Emails ... SendGrid" / "Transactional email ... Postmark": one thing, two tools."""
-    at = pair_model.NAMES.index("a subject word shared, names differ on both sides")
 
     def signal(older: str, newer: str) -> float:
-        return pair_model.features(older, newer, None)[at]
+        return _signal("a subject word shared, names differ on both sides", older, newer)
 
     assert signal("Emails are sent through SendGrid.", "Transactional email goes via Postmark.")
     assert not signal("Emails are sent through SendGrid.", "Emails are sent through SendGrid.")
@@ -739,10 +743,8 @@ def test_one_subject_with_another_name_on_each_side_is_a_signal() -> None:
 
 
 def test_a_change_over_time_on_a_shared_word_is_a_signal() -> None:
-    at = pair_model.NAMES.index("the newer says a change over time")
-
     def signal(older: str, newer: str) -> float:
-        return pair_model.features(older, newer, None)[at]
+        return _signal("the newer says a change over time", older, newer)
 
     assert signal("Routes are declared with auto_route.", "From now on routes use go_router.")
     # A preference is no change; a change of something else shares no word.
