@@ -286,6 +286,11 @@ def _names_one(statement: re.Match[str]) -> bool:
 _NOT_NAMES = frozenset("a an the it this that them fine good ok okay done here there".split())
 
 
+# Verbs that name a way of working whatever their object: "use the logging module" is a
+# habit where "fix the login bug" is a task.
+_HABIT_VERBS = frozenset({"use", "prefer", "follow", "stick", "avoid"})
+
+
 def _generic_object(body: str) -> bool:
     """An imperative about a kind of thing ("validate request bodies", "wrap errors")
     rather than one thing ("clean up the payroll module", "create a hello function")."""
@@ -293,6 +298,8 @@ def _generic_object(body: str) -> bool:
     rest = [w.lower() for w in words[1:4] if w.lower() not in ("up", "out", "down", "over")]
     if not rest:
         return True  # "always add docstrings" reduced to "add docstrings": a habit
+    if words[0].lower() in _HABIT_VERBS and rest[0] in ("the", "a", "an"):
+        return True  # "use the logging module", "follow the style guide": a way of working
     # "add a goodbye function", "fix the login bug": one thing to do now.
     return rest[0] not in (
         "the",

@@ -28,7 +28,7 @@ from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.extract import offline_rules as rules
 from memory_app.extract import sentence_model
 from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, KnownMemory
-from memory_app.extract.directives import directive_score, is_technical
+from memory_app.extract.directives import VERBS, directive_score, is_technical
 from memory_app.extract.directives import form as directive_form
 from memory_app.extract.sentences import (
     clean_content,
@@ -43,6 +43,10 @@ MAX_CONTENT_CHARS = 300
 MAX_SENTENCE_WORDS = 60
 # Candidates this far below the threshold are not worth keeping even for a repeat boost.
 _KEEP_FLOOR = CONFIDENCE_THRESHOLD - 0.1
+# A sentence in the form of an instruction, too weak to stand alone, may still say more of
+# the rule just before it ("No print statements in the training code. Use the logging
+# module.").
+_ELABORATION_FLOOR = CONFIDENCE_THRESHOLD - 0.2
 _MAX_CONFIDENCE = 0.97
 
 # Adjustments to a rule's base confidence. Values are small on purpose: a strong rule
@@ -251,6 +255,11 @@ def _best_reading(text: str, speaker: str) -> tuple[str, _Scored | None]:
         return text, scored
     if scored is not None and directive_form(text) == "label" and directive_form(rest) is None:
         return text, scored  # "Topic names: always kebab-case": the label is the topic
+    if _names_a_topic(label.group()):
+        # "cmake: minimum 3.25, targets only": the rule is about cmake.
+        if scored is not None and scored.confidence >= rest_scored.confidence:
+            return text, scored
+        return text, rest_scored
     if (
         scored is None
         or rest_scored.confidence > scored.confidence
@@ -261,6 +270,30 @@ def _best_reading(text: str, speaker: str) -> tuple[str, _Scored | None]:
     ):
         return rest, rest_scored
     return text, scored
+
+
+# Words of a leading label that only announce a rule ("One rule for this codebase:",
+# "Last thing:", "Standing rule from that:"): the label says nothing the rule needs.
+_ANNOUNCING = frozenset(
+    """rule rules note notes reminder reminders thing things point points tip tips one two
+    three first second third last final also fyi ps psa important again btw heads up quick
+    small big general standing from that this these for the a an our my in of codebase repo
+    before after about regarding re with on
+    repository project team everyone all folks guys reason why context background update
+    decision lesson learned learnt takeaway root cause fix problem issue question answer
+    summary tldr tl dr okay ok so and then next""".split()
+)
+
+
+def _names_a_topic(label: str) -> bool:
+    """Does a leading label name what the rule is about ("cmake:", "DI:", "Image file
+    names:") rather than announce it ("Reminder:", "One rule for this codebase:")?"""
+    words = [w for w in re.findall(r"[\w'-]+", label.lower()) if w not in _ANNOUNCING]
+    return (
+        0 < len(words) <= _TOPIC_WORDS
+        and not any(w in _NOT_A_TOPIC for w in words)
+        and bool(re.search(r"[a-z]{2}", " ".join(words)))
+    )
 
 
 def _units(sentence: str) -> list[str]:
@@ -369,6 +402,10 @@ class OfflineExtractor:
                 before: list[_Candidate] = []  # what the previous sentence gave
                 for sentence, opens_paragraph in _with_paragraph_starts(grouped):
                     found = self._candidates(sentence, turn, hint, wanted, previous)
+                    weak = [c for c in found if c.confidence < _KEEP_FLOOR and not c.joins_previous]
+                    found = [c for c in found if c.confidence >= _KEEP_FLOOR]
+                    if not found and weak and turn.speaker == "user":
+                        found = weak[:1]  # only ever kept as the end of the rule before
                     if any(c.joins_previous for c in found):
                         # The rule spans both sentences: the first alone is a fragment.
                         candidates = [c for c in candidates if all(c is not b for b in before)]
@@ -383,6 +420,10 @@ class OfflineExtractor:
                         # memory (a long one read clause by clause) still stands, and the
                         # next sentence may only join one of those.
                         _join(before[-1], found.pop(0))
+                    found = [c for c in found if c.confidence >= _KEEP_FLOOR]
+                    topic = _topic_of(previous) if previous and not before else None
+                    if topic and found and turn.speaker == "user":
+                        _name_topic(found[0], topic)
                     candidates.extend(found)
                     before = found
                     previous = sentence
@@ -430,7 +471,7 @@ class OfflineExtractor:
                 # A rule in a shape the table does not know, by the model's reading.
                 base = scored.rule if scored is not None else _directive_rule(unit, 0.0)
                 scored = _Scored(_vouched(base), CONFIDENCE_THRESHOLD, False)
-            if scored is None or scored.confidence < _KEEP_FLOOR:
+            if scored is None or scored.confidence < _ELABORATION_FLOOR:
                 continue
             content = clean_content(unit)
             if len(content) > MAX_CONTENT_CHARS or word_count(content) < 2:
@@ -461,6 +502,54 @@ def _with_paragraph_starts(grouped: list[list[str]]) -> Iterator[tuple[str, bool
             yield sentence, n == 0
 
 
+_TOPIC_WORDS = 4
+# Words that make a short sentence a reply or a remark, not a topic: "Ya thats it.",
+# "That is acceptable.", "Not now, next sprint."
+_NOT_A_TOPIC = frozenset(
+    """i you he she it we they me us them this that these those there here yes ya yeah yep
+    no nope not ok okay good great fine nice thanks thank correct right exactly sure now
+    next then is are was were be thats that's it's its acceptable done agreed perfect""".split()
+)
+
+
+def _topic_of(sentence: str) -> str | None:
+    """What a short sentence that is only a topic names ("Helm.", "One: rollbacks.",
+    "Second: feature flags."), so the rule said right after it keeps it; None when the
+    sentence says more than a topic or nothing technical."""
+    text = strip_filler(sentence).strip().rstrip(".!:")
+    label = _LABEL.match(f"{text} ") if ":" in text else None
+    if label is not None and not _names_a_topic(label.group()):
+        text = text[label.end() :].strip()
+    words = text.lower().split()
+    if (
+        not words
+        or len(words) > _TOPIC_WORDS
+        or any(ch in text for ch in ",;?")
+        or not re.search(r"[a-z]{2}", text.lower())
+        or words[0] in VERBS
+        or any(w.strip("'.") in _NOT_A_TOPIC for w in words)
+        or directive_form(text) is not None
+        or not is_technical(text)
+    ):
+        return None
+    return text
+
+
+def _name_topic(cand: _Candidate, topic: str) -> None:
+    """Open the rule with the topic said just before it, unless it names it already."""
+    words = set(normalized_key(topic).split())
+    if not words or words <= cand.tokens:
+        return
+    if len(topic) + 2 + len(cand.content) > MAX_CONTENT_CHARS:
+        return
+    first = cand.content.split(" ", 1)[0]
+    rest = cand.content
+    if first[1:].islower():
+        rest = rest[0].lower() + rest[1:]  # "The platform team ..." reads on after the topic
+    cand.content = f"{topic[0].upper()}{topic[1:]}: {rest}"
+    cand.tokens = cand.tokens | words
+
+
 def _kept(cand: _Candidate) -> bool:
     return cand.confidence >= CONFIDENCE_THRESHOLD
 
@@ -476,7 +565,7 @@ def _elaborates(before: list[_Candidate], found: list[_Candidate]) -> bool:
     first, second = before[-1], found[0]
     return (
         _kept(first)
-        and _kept(second)
+        and second.confidence >= _ELABORATION_FLOOR
         and not first.elaborated
         and not first.joins_previous
         and not second.joins_previous

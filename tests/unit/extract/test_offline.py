@@ -585,3 +585,39 @@ def test_precision_and_recall_on_the_labelled_set() -> None:
     summary = f"precision={precision:.2f} recall={recall:.2f}\n" + "\n".join(report)
     assert precision >= 0.9, summary
     assert recall >= 0.8, summary
+
+
+def test_an_instruction_too_weak_to_stand_alone_still_ends_the_rule_before_it() -> None:
+    items = one(
+        "user",
+        "No print statements in the training code, ever. "
+        "Use the logging module with the logger from utils/log.py.",
+    )
+    assert [i.content for i in items] == [
+        "No print statements in the training code, ever. "
+        "Use the logging module with the logger from utils/log.py."
+    ]
+    # On its own, after small talk, the weak sentence is still no memory of its own.
+    alone = one("user", "Nice weekend? Go ahead and port them this sprint.")
+    assert alone == []
+
+
+def test_a_label_that_names_the_topic_stays_with_the_rule() -> None:
+    items = one("user", "cmake: minimum 3.25 and targets only, no global include_directories")
+    assert len(items) == 1 and items[0].content.lower().startswith("cmake: minimum 3.25")
+    announced = one("user", "Reminder: always run the migrations before the tests.")
+    assert [i.content for i in announced] == ["Always run the migrations before the tests."]
+
+
+def test_a_topic_said_just_before_a_rule_opens_it() -> None:
+    items = one(
+        "user",
+        "Helm. The platform team has a base chart, you only write values.yaml for our service.",
+    )
+    assert [i.content for i in items] == [
+        "Helm: the platform team has a base chart, you only write values.yaml for our service."
+    ]
+    reply = one("user", "Ya thats it. Always use calendar triggers for reminders, never timers.")
+    assert [i.content for i in reply] == [
+        "Always use calendar triggers for reminders, never timers."
+    ]
