@@ -7,8 +7,9 @@ matches none (sentences matching an optional statement, or a rule only together 
 sentence before, are left out). Two held-out checks read every sentence with a model
 not fitted on it: leaving one development file out at a time, and ten folds by
 dialogue; the threshold at which the model may keep a sentence the rules left out is
-chosen on both readings together, for the best F1 of rules and model together. The
-frozen test dialogues are never read.
+chosen on both readings together, for the best of the lower of precision and recall
+of rules and model together (the issue sets a target for each). The frozen test
+dialogues are never read.
 
 python -m benchmarks.train_sentences            # check, fit, write the weights
 python -m benchmarks.train_sentences --check    # the held-out check only
@@ -111,6 +112,12 @@ def figures(readings: Sequence[tuple[Example, float]], keep_at: float) -> dict[s
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
+def _balanced(shown: dict[str, float]) -> float:
+    """The issue asks precision and recall each at a target: the threshold is judged by
+    the lower of the two, not by F1 (which trades a poor precision for a high recall)."""
+    return min(shown["precision"], shown["recall"])
+
+
 def check() -> tuple[float, list[str]]:
     readings: list[tuple[Example, float]] = []
     lines = []
@@ -129,7 +136,7 @@ def check() -> tuple[float, list[str]]:
         weights = tuple(fit([e for e in every if _fold(e) != k]))
         by_fold += [(e, probability(e.row, weights)) for e in every if _fold(e) == k]
     both = readings + by_fold
-    keep_at = max(GRID, key=lambda t: (figures(both, t)["f1"], t))
+    keep_at = max(GRID, key=lambda t: (_balanced(figures(both, t)), t))
     shown = figures(by_fold, keep_at)
     lines.append(
         f"{FOLDS} folds by dialogue, rules + model from {keep_at}: "

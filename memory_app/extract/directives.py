@@ -127,7 +127,9 @@ _ONE_OFF = re.compile(
     r"\b(?:today|tonight|tomorrow|this (?:afternoon|morning|week|sprint)|right now|"
     r"for now|asap|when you get a chance|before lunch|by friday|this one|this bug|"
     r"this ticket|this pr|that file|for me)\b|"
-    r"^(?:can|could|would|will) you\b",
+    r"^(?:can|could|would|will) you\b|"
+    # "..., ignore that": what to pass over here, now, not a rule for later.
+    r"\b(?:ignore|disregard|skip) (?:that|this|it|them)\b(?! (?:kind|sort|type)\b)",
     _FLAGS,
 )
 _PAST = re.compile(r"^(?:i|we|you|he|she|they)\s+(?:had|was|were|did|went|saw|told|said)\b", _FLAGS)

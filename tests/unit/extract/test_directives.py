@@ -51,6 +51,9 @@ def test_a_label_without_a_rule_is_not(text: str) -> None:
         ("Always add docstrings.", False),
         ("From now on, create a changelog entry for every release.", False),
         ("Validate request bodies.", False),
+        ("The config has an old key in it, ignore that.", True),
+        ("Always ignore the generated files in code reviews.", False),
+        ("Ignore that kind of warning in the vendored code.", False),
     ],
 )
 def test_a_task_for_now_is_not_a_standing_rule(text: str, one_off: bool) -> None:
