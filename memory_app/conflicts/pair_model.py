@@ -165,6 +165,24 @@ def _time_in_words(found: re.Match[str]) -> str:
     return f" t{int(hour) % 24 * 60 + minutes} "
 
 
+# "ten in the morning", "seven in the evening", "9 o'clock", "noon": a time of day said
+# with no digits or no am/pm.
+_HOUR_OF_DAY = re.compile(
+    r"\b(?P<hour>[a-z]+|\d{1,2})\s+(?:(?P<oclock>o'?clock)|in\s+the\s+"
+    r"(?P<part>morning|afternoon|evening))\b",
+    re.IGNORECASE,
+)
+_NOON = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.IGNORECASE)
+
+
+def _hour_of_day(found: re.Match[str]) -> str:
+    hour = _as_number(found["hour"].lower())
+    if hour is None or hour != int(hour) or not 1 <= hour <= 12:
+        return found.group(0)
+    afternoon = (found["part"] or "").lower() in ("afternoon", "evening")
+    return f" t{(int(hour) % 12 + (12 if afternoon else 0)) * 60} "
+
+
 def with_times_named(text: str) -> str:
     """The text with each time of day and each length of time written one way ("2pm",
     "14:00", "half past two" → "t840"...; "500 ms", "0.5 seconds" → "0.5s"; "half an
@@ -172,6 +190,8 @@ def with_times_named(text: str) -> str:
     written."""
     text = _TIME.sub(lambda m: f" t{_minutes(m)} ", text)
     text = _TIME_IN_WORDS.sub(_time_in_words, text)
+    text = _HOUR_OF_DAY.sub(_hour_of_day, text)
+    text = _NOON.sub(lambda m: " t0 " if m["word"].lower() == "midnight" else " t720 ", text)
     text = _HALF_OF.sub("0.5 ", text)
     text = _ONE_OF.sub("1 ", text)
     text = _ONCE_PER.sub("", text)
@@ -296,7 +316,41 @@ def _covered(value: str, other_values: frozenset[str], other_text: str) -> bool:
 def uncovered_values(text: str, other: str) -> frozenset[str]:
     """The values `text` names that `other` does not name in any writing."""
     mine, theirs = named_values(text), named_values(other)
-    return frozenset(v for v in mine - theirs if not _covered(v, theirs, with_times_named(other)))
+    other_text = with_times_named(other)
+    left = {v for v in mine - theirs if not _covered(v, theirs, other_text)}
+    return frozenset(left - _one_name_with(text, theirs, other_text))
+
+
+def _one_name_with(text: str, theirs: frozenset[str], other_text: str) -> set[str]:
+    """Values that are part of one name the other statement also says: written as
+    two words on this side and one on the other ("Argo CD" / "argocd"), or a maker or
+    qualifier before a name both say ("Microsoft Teams" / "Teams"; not "Google Meet" /
+    "Google Chat", whose names differ)."""
+    tokens = TOKEN.findall(with_times_named(text))
+    keys = [value_key(t) or t.lower() for t in tokens]
+    their_words = set(_pieces(other_text))
+    bare = _bare_names(other_text)
+    covered: set[str] = set()
+    for n in range(len(tokens) - 1):
+        if not (value_like(tokens[n], first=n == 0) and value_like(tokens[n + 1], first=False)):
+            continue
+        joined = "".join(_pieces(tokens[n]) + _pieces(tokens[n + 1]))
+        if joined in their_words:
+            covered |= {keys[n], keys[n + 1]}
+        elif keys[n + 1] in bare and tokens[n][:1].isupper():
+            covered.add(keys[n])
+    return covered
+
+
+def _bare_names(text: str) -> set[str]:
+    """The values a statement says with no other name right before them: "Teams" in
+    "our standup: Teams", not "CD" in "Flux CD"."""
+    tokens = TOKEN.findall(text)
+    return {
+        value_key(t) or t.lower()
+        for n, t in enumerate(tokens)
+        if value_like(t, first=n == 0) and not (n and value_like(tokens[n - 1], first=n == 1))
+    }
 
 
 # The subject of a rule stated as a fact: "Unit tests use ...", "Python services run on".

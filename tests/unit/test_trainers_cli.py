@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 )
 def test_the_check_prints_held_out_figures(command: str, expected: str) -> None:
     args = [sys.executable, *command.split()[1:]]
-    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     assert expected in done.stdout
     assert "test_" not in done.stdout  # never fitted or scored on the frozen test files

@@ -495,6 +495,26 @@ def test_times_of_day_are_one_quantity() -> None:
     assert pair_model.numbers("at 9:30 a.m.") == {570.0}
 
 
+def test_a_time_of_day_said_in_words_is_the_same_time() -> None:
+    assert pair_model.numbers("before ten in the morning") == pair_model.numbers("by 10am")
+    assert pair_model.numbers("at seven in the evening") == pair_model.numbers("at 19:00")
+    assert pair_model.numbers("at noon") == pair_model.numbers("at 12:00")
+    assert pair_model.numbers("in the morning") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "other", "left"),
+    [
+        ("Deploys go through Argo CD only.", "prod changes = argocd sync", set()),
+        ("Standups are on Microsoft Teams.", "Our standup: Teams.", set()),
+        ("Standups are on Google Meet.", "Standups are on Google Chat.", {"meet"}),
+        ("Use Argo CD.", "Use Flux CD.", {"argo"}),
+    ],
+)
+def test_one_name_written_in_parts_or_with_its_maker(text: str, other: str, left: set) -> None:
+    assert pair_model.uncovered_values(text, other) == left
+
+
 def test_lengths_of_time_are_one_quantity_in_any_unit() -> None:
     assert pair_model.numbers("starting at 500 ms") == pair_model.numbers("0.5 seconds") == {0.5}
     assert pair_model.numbers("after 2 minutes") == pair_model.numbers("a 120 s timeout")
