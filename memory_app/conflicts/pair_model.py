@@ -318,6 +318,8 @@ def uncovered_values(text: str, other: str) -> frozenset[str]:
     mine, theirs = named_values(text), named_values(other)
     other_text = with_times_named(other)
     left = {v for v in mine - theirs if not _covered(v, theirs, other_text)}
+    if not left:
+        return frozenset()
     return frozenset(left - _one_name_with(text, theirs, other_text))
 
 

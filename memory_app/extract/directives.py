@@ -290,7 +290,7 @@ _NOT_NAMES = frozenset("a an the it this that them fine good ok okay done here t
 
 # Verbs that name a way of working whatever their object: "use the logging module" is a
 # habit where "fix the login bug" is a task.
-_HABIT_VERBS = frozenset({"use", "prefer", "follow", "stick", "avoid"})
+_HABIT_VERBS = frozenset({"use", "prefer", "follow", "avoid"})
 
 
 def _generic_object(body: str) -> bool:

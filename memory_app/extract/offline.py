@@ -272,30 +272,6 @@ def _best_reading(text: str, speaker: str) -> tuple[str, _Scored | None]:
     return text, scored
 
 
-# Words of a leading label that only announce a rule ("One rule for this codebase:",
-# "Last thing:", "Standing rule from that:"): the label says nothing the rule needs.
-_ANNOUNCING = frozenset(
-    """rule rules note notes reminder reminders thing things point points tip tips one two
-    three first second third last final also fyi ps psa important again btw heads up quick
-    small big general standing from that this these for the a an our my in of codebase repo
-    before after about regarding re with on
-    repository project team everyone all folks guys reason why context background update
-    decision lesson learned learnt takeaway root cause fix problem issue question answer
-    summary tldr tl dr okay ok so and then next""".split()
-)
-
-
-def _names_a_topic(label: str) -> bool:
-    """Does a leading label name what the rule is about ("cmake:", "DI:", "Image file
-    names:") rather than announce it ("Reminder:", "One rule for this codebase:")?"""
-    words = [w for w in re.findall(r"[\w'-]+", label.lower()) if w not in _ANNOUNCING]
-    return (
-        0 < len(words) <= _TOPIC_WORDS
-        and not any(w in _NOT_A_TOPIC for w in words)
-        and bool(re.search(r"[a-z]{2}", " ".join(words)))
-    )
-
-
 def _units(sentence: str) -> list[str]:
     """A sentence, or its clauses when it is too long to be one memory."""
     text = strip_filler(sentence)
@@ -401,26 +377,25 @@ class OfflineExtractor:
                 previous: str | None = None
                 before: list[_Candidate] = []  # what the previous sentence gave
                 for sentence, opens_paragraph in _with_paragraph_starts(grouped):
-                    found = self._candidates(sentence, turn, hint, wanted, previous)
-                    weak = [c for c in found if c.confidence < _KEEP_FLOOR and not c.joins_previous]
-                    found = [c for c in found if c.confidence >= _KEEP_FLOOR]
-                    if not found and weak and turn.speaker == "user":
-                        found = weak[:1]  # only ever kept as the end of the rule before
+                    read = self._candidates(sentence, turn, hint, wanted, previous)
+                    found = [c for c in read if c.confidence >= _KEEP_FLOOR]
                     if any(c.joins_previous for c in found):
                         # The rule spans both sentences: the first alone is a fragment.
                         candidates = [c for c in candidates if all(c is not b for b in before)]
                     elif (
                         turn.speaker == "user"
                         and not opens_paragraph  # a list item stands apart from the last
-                        and _elaborates(before, found)
+                        # A weaker instruction may only end the rule before it.
+                        and _elaborates(before, found or read)
                     ):
                         # A rule and the sentence right after it ("For styling we use CSS
                         # Modules. Please don't add styled-components.") are one memory.
                         # Two sentences at most: what this sentence says after its first
                         # memory (a long one read clause by clause) still stands, and the
                         # next sentence may only join one of those.
-                        _join(before[-1], found.pop(0))
-                    found = [c for c in found if c.confidence >= _KEEP_FLOOR]
+                        joined = (found or read)[0]
+                        _join(before[-1], joined)
+                        found = [c for c in found if c is not joined]
                     topic = _topic_of(previous) if previous and not before else None
                     if topic and found and turn.speaker == "user":
                         _name_topic(found[0], topic)
@@ -512,6 +487,29 @@ _NOT_A_TOPIC = frozenset(
 )
 
 
+# Words of a leading label that only announce a rule ("One rule for this codebase:",
+# "Last thing:", "Standing rule from that:"): the label says nothing the rule needs.
+_ANNOUNCING = frozenset(
+    """rule rules note notes reminder reminders thing things point points tip tips one two
+    three first second third last final also fyi ps psa important again btw heads up quick
+    small big general standing from that this these for the a an our my in of on with about
+    before after regarding re codebase repo repository project team everyone all folks guys
+    reason why context background update decision lesson learned learnt takeaway root
+    cause fix problem issue question answer summary tldr tl dr okay ok so and then next""".split()
+)
+
+
+def _names_a_topic(label: str) -> bool:
+    """Does a leading label name what the rule is about ("cmake:", "DI:", "Image file
+    names:") rather than announce it ("Reminder:", "One rule for this codebase:")?"""
+    words = [w for w in re.findall(r"[\w'-]+", label.lower()) if w not in _ANNOUNCING]
+    return (
+        0 < len(words) <= _TOPIC_WORDS
+        and not any(w in _NOT_A_TOPIC for w in words)
+        and bool(re.search(r"[a-z]{2}", " ".join(words)))
+    )
+
+
 def _topic_of(sentence: str) -> str | None:
     """What a short sentence that is only a topic names ("Helm.", "One: rollbacks.",
     "Second: feature flags."), so the rule said right after it keeps it; None when the
@@ -555,11 +553,12 @@ def _kept(cand: _Candidate) -> bool:
 
 
 def _elaborates(before: list[_Candidate], found: list[_Candidate]) -> bool:
-    """Does this sentence's first memory follow the previous sentence's last one, both
-    kept, with room for the two in one memory? People state a rule and then say more of
-    it (what not to do instead, where it applies, why) in the next sentence; read alone,
-    the second is half a rule. Only the sentence right before counts, and one sentence
-    that already took its neighbour in takes no other."""
+    """Does this sentence's first memory follow the previous sentence's last one, the
+    first kept and the second at least an instruction in form (too weak alone, it may
+    still end the rule), with room for the two in one memory? People state a rule and
+    then say more of it (what not to do instead, where it applies, why) in the next
+    sentence; read alone, the second is half a rule. Only the sentence right before
+    counts, and one sentence that already took its neighbour in takes no other."""
     if not before or not found:
         return False
     first, second = before[-1], found[0]
