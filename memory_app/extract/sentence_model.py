@@ -5,8 +5,8 @@ shapes of instruction; people keep finding others ("Every injectable class which
 with backend has suffix Service", "Whatever you write in CI from here on is Buildkite").
 Here the table's own reading, the directive score and a few forms of language (length,
 values named, hedges, questions, stances, a change cue, who speaks: "I", "we") sit beside
-the sentence's static embedding (conflicts/semantic.py) in a small logistic model, which
-can vouch for a sentence the rules left out.
+the sentence encoder's vector of it (conflicts/semantic.py) in a small logistic model,
+which can vouch for a sentence the rules left out.
 
 The weights (sentence_weights.json) are fitted by `python -m benchmarks.train_sentences`
 on the quality benchmark's development dialogues only. Without the weights or the

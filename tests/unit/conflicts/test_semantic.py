@@ -1,4 +1,4 @@
-"""Static-embedding similarity: offline, bounded, and silent on text it cannot read."""
+"""Sentence-encoder similarity: offline, bounded, and silent on text it cannot read."""
 
 from __future__ import annotations
 

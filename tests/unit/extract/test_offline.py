@@ -612,10 +612,10 @@ def test_a_label_that_names_the_topic_stays_with_the_rule() -> None:
 def test_a_topic_said_just_before_a_rule_opens_it() -> None:
     items = one(
         "user",
-        "Helm. The platform team has a base chart, you only write values.yaml for our service.",
+        "Helm. The platform team owns the base chart; we only write values.yaml for our service.",
     )
     assert [i.content for i in items] == [
-        "Helm: the platform team has a base chart, you only write values.yaml for our service."
+        "Helm: the platform team owns the base chart; we only write values.yaml for our service."
     ]
     reply = one("user", "Ya thats it. Always use calendar triggers for reminders, never timers.")
     assert [i.content for i in reply] == [
