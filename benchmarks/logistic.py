@@ -1,28 +1,73 @@
-"""Multinomial logistic regression by gradient descent, for the engine's small models
-(the pair model, the sentence model): numpy only, deterministic, a few seconds."""
+"""Multinomial logistic regression by Newton's method, for the engine's small models (the
+pair model, the sentence model): numpy only, deterministic, well under a second a fit.
+
+Gradient descent took 4000 steps (minutes across the trainers' held-out fits) and still
+stopped short of the optimum; Newton's method reaches it in about ten steps because the
+models have at most a few hundred weights per answer, so the Hessian is small."""
 
 from __future__ import annotations
 
 import numpy as np
 
-STEPS = 4000
-RATE = 0.5
+MOST_STEPS = 50
+CLOSE_ENOUGH = 1e-7  # the largest change of a weight at which the fit has converged
+_RIDGE = 1e-9  # keeps the Hessian invertible: the answers' scores are shift-invariant
 
 
 def fit(x: np.ndarray, y: np.ndarray, classes: int, l2: float) -> np.ndarray:
-    """Weights (features × classes), L2 on all but the bias (column 0 of x). Classes are
+    """Weights (features × classes) minimising the class-weighted cross-entropy plus L2 on
+    all but the bias (column 0 of x), both over the number of examples. Classes are
     weighted to equal total weight, so the rarer answers count as much."""
+    if classes == 2:
+        # One score suffices for two answers: a Hessian a quarter the size. The two
+        # answers' weights of the multinomial optimum are ±half the difference, so
+        # the L2 of the difference is half as strong.
+        difference = _fit_binary(x, y, l2 / 2)
+        return np.column_stack([-difference / 2, difference / 2])
+    n, d = x.shape
     onehot = np.eye(classes)[y]
     counts = onehot.sum(axis=0)
-    sample = (len(y) / (classes * np.maximum(counts, 1)))[y]
-    w = np.zeros((x.shape[1], classes))
-    penalty = np.full(x.shape[1], l2)
+    sample = (n / (classes * np.maximum(counts, 1)))[y]
+    penalty = np.full(d, l2)
     penalty[0] = 0.0
-    for _ in range(STEPS):
-        scores = x @ w
-        scores -= scores.max(axis=1, keepdims=True)
-        p = np.exp(scores)
-        p /= p.sum(axis=1, keepdims=True)
-        grad = x.T @ ((p - onehot) * sample[:, None]) / len(y) + penalty[:, None] * w / len(y)
-        w -= RATE * grad
+    w = np.zeros((d, classes))
+    curvature_of_penalty = np.kron(np.eye(classes), np.diag(penalty / n))
+    for _ in range(MOST_STEPS):
+        p = _softmax(x @ w)
+        gradient = (x.T @ ((p - onehot) * sample[:, None]) + penalty[:, None] * w) / n
+        hessian = np.empty((d * classes, d * classes))
+        for k in range(classes):
+            for j in range(classes):
+                weight = sample * p[:, k] * (float(k == j) - p[:, j])
+                hessian[k * d : (k + 1) * d, j * d : (j + 1) * d] = (x.T * weight) @ x / n
+        hessian += curvature_of_penalty + _RIDGE * np.eye(d * classes)
+        step = np.linalg.solve(hessian, gradient.T.reshape(-1)).reshape(classes, d).T
+        w -= step
+        if np.abs(step).max() < CLOSE_ENOUGH:
+            break
     return w
+
+
+def _fit_binary(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
+    """Weights of the log-odds of answer 1, by the same weighted, penalised objective."""
+    n, d = x.shape
+    counts = np.bincount(y, minlength=2)
+    sample = (n / (2 * np.maximum(counts, 1)))[y]
+    penalty = np.full(d, l2)
+    penalty[0] = 0.0
+    w = np.zeros(d)
+    for _ in range(MOST_STEPS):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -40.0, 40.0)))
+        gradient = (x.T @ ((p - y) * sample) + penalty * w) / n
+        hessian = (x.T * (sample * p * (1.0 - p))) @ x / n + np.diag(penalty / n)
+        step = np.linalg.solve(hessian + _RIDGE * np.eye(d), gradient)
+        w -= step
+        if np.abs(step).max() < CLOSE_ENOUGH:
+            break
+    return w
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    scores = scores - scores.max(axis=1, keepdims=True)
+    p = np.exp(scores)
+    return p / p.sum(axis=1, keepdims=True)
