@@ -7,6 +7,8 @@ models have at most a few hundred weights per answer, so the Hessian is small.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 MOST_STEPS = 50
@@ -18,21 +20,28 @@ def fit(x: np.ndarray, y: np.ndarray, classes: int, l2: float) -> np.ndarray:
     """Weights (features × classes) minimising the class-weighted cross-entropy plus L2 on
     all but the bias (column 0 of x), both over the number of examples. Classes are
     weighted to equal total weight, so the rarer answers count as much."""
+    n, d = x.shape
+    sample = _answer_weights(y, classes)
+    penalty = np.full(d, l2)
+    penalty[0] = 0.0
     if classes == 2:
         # One score suffices for two answers: a Hessian a quarter the size. The two
         # answers' weights of the multinomial optimum are ±half the difference, so
         # the L2 of the difference is half as strong.
-        difference = _fit_binary(x, y, l2 / 2)
+        def binary(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -40.0, 40.0)))
+            gradient = (x.T @ ((p - y) * sample) + penalty / 2 * w) / n
+            hessian = (x.T * (sample * p * (1.0 - p))) @ x / n + np.diag(penalty / 2 / n)
+            return gradient, hessian
+
+        difference = _newton(np.zeros(d), binary)
         return np.column_stack([-difference / 2, difference / 2])
-    n, d = x.shape
+
     onehot = np.eye(classes)[y]
-    counts = onehot.sum(axis=0)
-    sample = (n / (classes * np.maximum(counts, 1)))[y]
-    penalty = np.full(d, l2)
-    penalty[0] = 0.0
-    w = np.zeros((d, classes))
     curvature_of_penalty = np.kron(np.eye(classes), np.diag(penalty / n))
-    for _ in range(MOST_STEPS):
+
+    def multinomial(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        w = flat.reshape(classes, d).T  # the answers' weights one after another in `flat`
         p = _softmax(x @ w)
         gradient = (x.T @ ((p - onehot) * sample[:, None]) + penalty[:, None] * w) / n
         hessian = np.empty((d * classes, d * classes))
@@ -40,31 +49,28 @@ def fit(x: np.ndarray, y: np.ndarray, classes: int, l2: float) -> np.ndarray:
             for j in range(classes):
                 weight = sample * p[:, k] * (float(k == j) - p[:, j])
                 hessian[k * d : (k + 1) * d, j * d : (j + 1) * d] = (x.T * weight) @ x / n
-        hessian += curvature_of_penalty + _RIDGE * np.eye(d * classes)
-        step = np.linalg.solve(hessian, gradient.T.reshape(-1)).reshape(classes, d).T
-        w -= step
-        if np.abs(step).max() < CLOSE_ENOUGH:
-            break
-    return w
+        return gradient.T.reshape(-1), hessian + curvature_of_penalty
+
+    return _newton(np.zeros(d * classes), multinomial).reshape(classes, d).T
 
 
-def _fit_binary(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
-    """Weights of the log-odds of answer 1, by the same weighted, penalised objective."""
-    n, d = x.shape
-    counts = np.bincount(y, minlength=2)
-    sample = (n / (2 * np.maximum(counts, 1)))[y]
-    penalty = np.full(d, l2)
-    penalty[0] = 0.0
-    w = np.zeros(d)
+def _newton(
+    w: np.ndarray, gradient_and_hessian: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+) -> np.ndarray:
+    """Newton steps from `w` until no weight moves by CLOSE_ENOUGH (or MOST_STEPS)."""
     for _ in range(MOST_STEPS):
-        p = 1.0 / (1.0 + np.exp(-np.clip(x @ w, -40.0, 40.0)))
-        gradient = (x.T @ ((p - y) * sample) + penalty * w) / n
-        hessian = (x.T * (sample * p * (1.0 - p))) @ x / n + np.diag(penalty / n)
-        step = np.linalg.solve(hessian + _RIDGE * np.eye(d), gradient)
-        w -= step
+        gradient, hessian = gradient_and_hessian(w)
+        step = np.linalg.solve(hessian + _RIDGE * np.eye(len(w)), gradient)
+        w = w - step
         if np.abs(step).max() < CLOSE_ENOUGH:
             break
     return w
+
+
+def _answer_weights(y: np.ndarray, classes: int) -> np.ndarray:
+    """Each example's weight, so every answer has the same total weight."""
+    counts = np.bincount(y, minlength=classes)
+    return (len(y) / (classes * np.maximum(counts, 1)))[y]
 
 
 def _softmax(scores: np.ndarray) -> np.ndarray:
