@@ -22,12 +22,16 @@ from memory_app.domain.records import ImportReport, MaintenanceRunRecord
 from memory_app.extract.base import Extractor
 from memory_app.service import MemoryService
 from memory_app.store.database import Database
+from memory_app.store.errors import DatabaseDamagedError, DatabaseFileError
 
 _POLL_S = 0.1
 _ERRORS: dict[str, type[Exception]] = {
     "FileNotFoundError": FileNotFoundError,
     "ValueError": ValueError,
     "PermissionError": PermissionError,
+    # The store's own messages reach the window word for word.
+    "DatabaseFileError": DatabaseFileError,
+    "DatabaseDamagedError": DatabaseDamagedError,
 }
 
 

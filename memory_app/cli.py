@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from memory_app import __version__, cli_desktop, cli_maintenance, cli_retrieval
+from memory_app import __version__, cli_desktop, cli_maintenance, cli_retrieval, logs
 from memory_app.config import resolve_settings
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
@@ -40,6 +40,13 @@ def _common() -> argparse.ArgumentParser:
     common.add_argument("--db-url", default=argparse.SUPPRESS, help="database URL (sqlite:///…)")
     common.add_argument(
         "--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output"
+    )
+    common.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="debug messages on stderr and in the log file",
     )
     return common
 
@@ -145,6 +152,11 @@ def _add_conflicts(sub: Any, common: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    with logs.session(logs.log_folder(), verbose=getattr(args, "verbose", False)):
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     as_json = getattr(args, "json", False)
     settings = resolve_settings(getattr(args, "data_dir", None), getattr(args, "db_url", None))
     if args.command in (None, "gui"):
@@ -186,7 +198,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         close = getattr(extractor, "close", None)
         if close is not None:
             close()
-    return _print(*output, as_json)
+    code = _print(*output, as_json)
+    if args.command == "import" and output[0]["errors"]:
+        return 1  # a script must see that a file was not imported
+    if service.db.damage is not None:  # what could be read is shown; the damage still fails
+        print(f"memory-app: error: {service.db.damage}", file=sys.stderr)
+        return 1
+    return code
 
 
 def _print(payload: Any, text: str, as_json: bool, code: int = 0) -> int:

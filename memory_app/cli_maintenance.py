@@ -91,12 +91,13 @@ def maintenance(service: MemoryService, args: argparse.Namespace) -> Output:
 
 def _run(service: MemoryService, args: argparse.Namespace) -> Output:
     kinds = [s.kind for s in service.due_jobs()] if args.kind == "due" else [args.kind]
-    job = JobState(on_progress=None if args.quiet or args.json else _progress)
+    silent = args.quiet or getattr(args, "json", False)  # --json is absent unless given
+    job = JobState(on_progress=None if silent else _progress)
     records = [
         service.run_maintenance(k, dry_run=args.dry_run, apply=not args.review, job=job)
         for k in kinds
     ]
-    if not args.quiet and not args.json:
+    if not silent:
         print(file=sys.stderr)
     failed = [r for r in records if r.status != "success"]
     if failed:

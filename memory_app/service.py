@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from sqlmodel import col, select
@@ -94,8 +93,9 @@ class MemoryService(
         self.conflict_judge = conflict_judge
         self.retrieval_cache = QueryCache()
         self.access_log = AccessLog()
-        with db.writing() as session:
-            repo.ensure_categories(session, DEFAULT_CATEGORIES)
+        if db.damage is None:  # a damaged store is opened for reading only
+            with db.writing() as session:
+                repo.ensure_categories(session, DEFAULT_CATEGORIES)
 
     @classmethod
     def open(
@@ -106,11 +106,8 @@ class MemoryService(
         clock: Callable[[], datetime] | None = None,
         auto_resolve: str | None = None,
     ) -> MemoryService:
-        """Open (creating and migrating as needed) the store the settings point at."""
-        if settings.db_url.startswith("sqlite:///"):
-            Path(settings.db_url.removeprefix("sqlite:///")).parent.mkdir(
-                parents=True, exist_ok=True
-            )
+        """Open (creating and migrating as needed) the store the settings point at; its
+        folder is created by the store, private (store/file_modes.py)."""
         db = Database(settings.db_url, backup_dir=settings.backup_dir)
         if extractor is None:
             from memory_app.extract.offline import OfflineExtractor
@@ -121,9 +118,11 @@ class MemoryService(
         return cls(db, extractor, clock=clock, auto_resolve=auto_resolve)
 
     def close(self) -> None:
-        """Write pending access counts, then let go of the database."""
+        """Write pending access counts (not to a damaged store), then let go of the
+        database."""
         try:
-            self.flush_access()
+            if self.db.damage is None:
+                self.flush_access()
         finally:
             self.db.close()
 

@@ -21,10 +21,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from memory_app.domain.transcripts import Transcript
 
 PLACEHOLDER_PREFIX = "[REDACTED:"
+_PLACEHOLDER = re.compile(r"\[REDACTED:([a-z-]{1,40})\]")
 
 # Every kind a finding can have (the `x` in `[REDACTED:x]`).
 KINDS = (
@@ -40,6 +42,13 @@ KINDS = (
     "slack-webhook",
     "google-api-key",
     "stripe-key",
+    "npm-token",
+    "pypi-token",
+    "huggingface-token",
+    "sendgrid-key",
+    "digitalocean-token",
+    "twilio-key",
+    "azure-storage-key",
     "bearer-token",
     "basic-auth",
     "password",
@@ -146,7 +155,9 @@ def _key_before(text: str, end: int) -> str:
     return text[start:end]
 
 
-def _is_literal_secret(value: str, *, quoted: bool, env_style: bool) -> bool:
+def _is_literal_secret(
+    value: str, *, quoted: bool, env_style: bool, passphrase: bool = False
+) -> bool:
     """Whether an assigned value is a literal secret rather than code or a placeholder."""
     if PLACEHOLDER_PREFIX in value:
         return False
@@ -158,8 +169,29 @@ def _is_literal_secret(value: str, *, quoted: bool, env_style: bool) -> bool:
         return False
     # KEY=value in a .env file or a shell is a literal. Elsewhere a bare name
     # (`password: string`, `token = settings.token`) is code, not a secret, while a bare
-    # word with digits or symbols (`Password: hunter2!`) is one.
-    return env_style or not _NAME.fullmatch(value)
+    # word with digits or symbols (`Password: hunter2!`) is one, and so is a passphrase
+    # of letters alone (`db_password=correcthorsebattery`).
+    return env_style or not _NAME.fullmatch(value) or (passphrase and _is_passphrase(value))
+
+
+# Words that follow `password:` in code and forms, not passwords: types, field kinds,
+# states.
+_CODE_WORDS = frozenset(
+    "string boolean optional required nullable hidden secretstr charfield textfield "
+    "varchar nvarchar passwordinput unicode redacted masked encrypted hashed placeholder "
+    "undefined sensitive protected readonly writeonly".split()
+)
+
+
+def _is_passphrase(value: str) -> bool:
+    """Letters alone, long enough, not an identifier (`passwordHash`, `hashed_pw`,
+    `form.password`) nor a word that code puts there (`string`, `required`)."""
+    if not value.isalpha() or len(value) < 8:
+        return False
+    camel = any(a.islower() and b.isupper() for a, b in pairwise(value))
+    lowered = value.lower()
+    named = any(word in lowered for word in ("pass", "secret", "token", "field", "input"))
+    return not camel and not named and lowered not in _CODE_WORDS
 
 
 def _assignment(match: re.Match[str], text: str, kind: str) -> str | None:
@@ -174,9 +206,11 @@ def _assignment(match: re.Match[str], text: str, kind: str) -> str | None:
     if not quoted and end < len(text) and text[end] in "([":
         return None  # a call or an index: `password = get_password()`
     env_style = key.isupper() and match.group("sep") == "="
-    if not _is_literal_secret(value, quoted=quoted, env_style=env_style):
+    kind_found = _kind_of_keyword(keyword)
+    passphrase = kind_found == "password"
+    if not _is_literal_secret(value, quoted=quoted, env_style=env_style, passphrase=passphrase):
         return None
-    return _kind_of_keyword(keyword)
+    return kind_found
 
 
 def _flag(match: re.Match[str], text: str, kind: str) -> str | None:
@@ -189,8 +223,25 @@ def _flag(match: re.Match[str], text: str, kind: str) -> str | None:
     return _kind_of_keyword(match.group("kw"))
 
 
+def _said_password(match: re.Match[str], text: str, kind: str) -> str | None:
+    """A password said in a sentence: quoted, or a word with a letter and a digit or a
+    symbol ("hunter22x"), not an adjective ("the password is required")."""
+    name, value = _value(match, text, ("quoted", "bare"))
+    if name == "quoted":
+        return kind if _is_literal_secret(value, quoted=True, env_style=False) else None
+    letters = any(c.isalpha() for c in value)
+    others = any(not c.isalpha() for c in value)
+    return kind if letters and others and not _NUMBER.fullmatch(value) else None
+
+
 def _authorization(match: re.Match[str], text: str, kind: str) -> str | None:
     return "basic-auth" if match.group("scheme").lower() == "basic" else kind
+
+
+def _has_digit_and_letter(match: re.Match[str], text: str, kind: str) -> str | None:
+    """A hex key has both; a run of one digit or one letter is no key."""
+    value = match.group(0)[2:]
+    return kind if any(c.isdigit() for c in value) and any(c.isalpha() for c in value) else None
 
 
 def _has_digit(match: re.Match[str], text: str, kind: str) -> str | None:
@@ -211,6 +262,14 @@ def _mixed_case(match: re.Match[str], text: str, kind: str) -> str | None:
     """AWS secret keys mix cases; a hex SHA (all lowercase) is not one."""
     _, value = _value(match, text, ("value",))
     return kind if value.lower() != value and value.upper() != value else None
+
+
+def _random_key(match: re.Match[str], text: str, kind: str) -> str | None:
+    """A generated key of 40 characters mixes cases and has a digit or a slash; a word
+    or a hex SHA does not."""
+    _, value = _value(match, text, ("value",))
+    mixed = value.lower() != value and value.upper() != value
+    return kind if mixed and any(c.isdigit() or c in "/+" for c in value) else None
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}\Z")
@@ -234,9 +293,13 @@ _KEYWORD_ANCHORS = ("pass", "token", "secret", "key")
 _PEM_LINE_END = r"(?:\r?\n|\\r\\n|\\n)"  # real newlines, or JSON-escaped ones in quoted text
 
 
-def _token(prefix: str, body: str) -> str:
-    """`prefix` followed by `body`, only where `prefix` does not continue a word."""
-    return prefix + r"(?<![A-Za-z0-9_-]" + prefix + ")" + body
+def _token(prefix: str, body: str, *, joined: bool = False) -> str:
+    """`prefix` followed by `body`, only where `prefix` does not continue a word ("risk-"
+    holds no "sk-" key). `joined`: it may also start after a dash or an underscore
+    ("proj-ghp_..."), for tokens whose body stops at those (so a run of prefixes
+    cannot be rescanned from every position)."""
+    before = "[A-Za-z0-9]" if joined else "[A-Za-z0-9_-]"
+    return prefix + r"(?<!" + before + prefix + ")" + body
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -264,7 +327,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "aws-access-key",
-        re.compile(_token("A[KS]IA", r"[A-Z0-9]{16}(?![A-Za-z0-9])")),
+        re.compile(_token("A[KS]IA", r"[A-Z0-9]{16}(?![A-Za-z0-9])", joined=True)),
     ),
     _caseless(
         "aws-secret-key",
@@ -276,7 +339,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "github-token",
-        re.compile(_token("gh[pousr]_", r"[A-Za-z0-9]{36,}+(?![_-])")),
+        re.compile(_token("gh[pousr]_", r"[A-Za-z0-9]{36,}+(?![_-])", joined=True)),
     ),
     _Rule(
         "github-token",
@@ -301,6 +364,41 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(_token("[sr]k_(?:live|test)_", r"[0-9A-Za-z]{16,}+")),
         anchors=("_live_", "_test_"),
     ),
+    _Rule("npm-token", re.compile(_token("npm_", r"[A-Za-z0-9]{36}(?![A-Za-z0-9])", joined=True))),
+    _Rule("pypi-token", re.compile(_token("pypi-", r"AgE[A-Za-z0-9_-]{50,}+"))),
+    _Rule(
+        "huggingface-token",
+        re.compile(_token("hf_", r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9_-])", joined=True)),
+    ),
+    _Rule(
+        "sendgrid-key",
+        re.compile(_token("SG\\.", r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,60}+")),
+    ),
+    _Rule(
+        "digitalocean-token",
+        re.compile(_token("do[opr]_v1_", r"[a-f0-9]{64}(?![A-Za-z0-9])", joined=True)),
+        anchors=("_v1_",),
+    ),
+    _Rule(
+        "twilio-key",
+        re.compile(_token("SK", r"[0-9a-f]{32}(?![A-Za-z0-9])")),
+        check=_has_digit_and_letter,
+    ),
+    _Rule(
+        "azure-storage-key",
+        re.compile(r"AccountKey=(?P<value>[A-Za-z0-9+/]{40,100}+={0,2})"),
+        groups=("value",),
+    ),
+    # A 40-character AWS secret said near its key id or the word "secret" in prose
+    # ("id AKIA... secret wJalr..."), where no assignment names it.
+    _caseless(
+        "aws-secret-key",
+        r"(?:secret|\[redacted:aws-access-key\])[^\n]{0,80}?(?<![a-z0-9/+])"
+        r"(?P<value>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+        ("secret", "[redacted:aws-access-key]"),
+        ("value",),
+        _random_key,
+    ),
     _Rule(
         "password",
         re.compile(r"://[^\s:/@\[\]]{0,256}+:(?!\[REDACTED:)(?P<pw>[^\s@/]{1,256}+)@(?=[\w\[])"),
@@ -320,6 +418,15 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(r"Bearer[ \t]++(?!\[REDACTED:)(?P<value>[A-Za-z0-9._~+/-]{20,}+=*+)"),
         groups=("value",),
         check=_has_digit,
+    ),
+    _caseless(
+        "password",  # in prose: "the password is hunter22x", "password was S3cret!"
+        r"(?:password|passphrase|passwd)[ \t]++(?:is|was|will be|should be)[ \t]++"
+        r"(?:[\"'`](?P<quoted>[^\"'`\n]{4,128}+)[\"'`]"
+        r"|(?P<bare>[a-z0-9!@#$%^&*_+=~-]{6,64}+)(?![a-z0-9!@#$%^&*_+=~/-]))",
+        ("pass",),
+        ("quoted", "bare"),
+        _said_password,
     ),
     _caseless(
         "secret",  # the kind comes from the flag's name
@@ -387,16 +494,30 @@ def redact(text: str) -> Redacted:
 
 
 def redact_transcript(transcript: Transcript) -> tuple[Transcript, tuple[str, ...]]:
-    """Redact every turn and the title; returns the clean transcript and all findings."""
+    """Redact every turn and the metadata a session carries (title, project folder,
+    branch): a token pasted into a branch name or a folder is as secret as one in a
+    message. Returns the clean transcript and all findings."""
     findings: list[str] = []
     turns = []
     for turn in transcript.turns:
+        # An importer may have redacted already (a tool call is redacted before it is
+        # shortened): what it removed counts too.
+        findings.extend(_PLACEHOLDER.findall(turn.text))
         result = redact(turn.text)
         findings.extend(result.findings)
         turns.append(replace(turn, text=result.text) if result.findings else turn)
-    title = transcript.title
-    if title:
-        result = redact(title)
+
+    def clean(value: str | None) -> str | None:
+        if not value:
+            return value
+        result = redact(value)
         findings.extend(result.findings)
-        title = result.text
-    return replace(transcript, turns=tuple(turns), title=title), tuple(findings)
+        return result.text
+
+    return replace(
+        transcript,
+        turns=tuple(turns),
+        title=clean(transcript.title),
+        project=clean(transcript.project),
+        branch=clean(transcript.branch),
+    ), tuple(findings)

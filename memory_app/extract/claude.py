@@ -18,7 +18,13 @@ prompt did not list is dropped from the item.
 
 Transport failures (429, 529, other 5xx, timeouts, network) are retried by the SDK with
 backoff (`max_retries`); after that the call fails with a message that says what
-happened and that nothing was stored. Messages never contain the API key.
+happened and that nothing was stored. Messages never contain the API key. After a
+timeout or connection failure the API counts as unreachable: the rest of the import is
+skipped at once instead of waiting on it again (claude_settings states the bound).
+
+An HTTP 200 whose body is not a Messages response (broken JSON, a proxy's or another
+endpoint's JSON) fails the call as such: the SDK builds its models without validating,
+so such a body would otherwise pass as an empty answer with no model and no usage.
 
 Compression (seed 000 §6.3's `compressItems`) sends a category's older memories, the
 strongest first and as many as fit, and renders the topics of the answer as the digest
@@ -32,6 +38,7 @@ sends (the schema comes from the SDK's own `transform_schema`).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -175,7 +182,7 @@ class ClaudeExtractor:
             client = anthropic.Anthropic(
                 api_key=key.reveal(),
                 base_url=self.settings.base_url,
-                timeout=self.settings.timeout,
+                timeout=_timeout(self.settings.timeout, self.settings.connect_timeout),
                 max_retries=self.settings.max_retries,
             )
         else:
@@ -186,6 +193,10 @@ class ClaudeExtractor:
         self._client = client
         self._local = threading.local()
         self._auth_failure: str | None = None
+        # The circuit breaker: why the API was unreachable, and when it last mattered.
+        self._breaker = threading.Lock()
+        self._unreachable: str | None = None
+        self._unreachable_seen = 0.0
 
     def __repr__(self) -> str:
         return f"ClaudeExtractor(model={self.settings.model!r})"
@@ -207,6 +218,12 @@ class ClaudeExtractor:
     def close(self) -> None:
         self._client.close()
 
+    def begin_import(self) -> None:
+        """Ask the API again: a new import may follow a fixed network (the service calls
+        this when an import starts)."""
+        with self._breaker:
+            self._unreachable = None
+
     # -- the Extractor protocol --------------------------------------------------------
 
     def extract(
@@ -219,7 +236,7 @@ class ClaudeExtractor:
         give a valid answer for every chunk (then nothing of it should be stored).
 
         `known`: existing memories an item may say it `updates` (strongest first)."""
-        self._refuse_after_auth_failure()
+        self._refuse_when_broken()
         chunks = chunk_transcript(transcript, self.settings.chunk_chars)
         if not chunks or not categories:
             return []
@@ -228,8 +245,8 @@ class ClaudeExtractor:
         try:
             response_type = extraction_model_for(categories)
             batches = self._run_chunks(chunks, categories, known, response_type, meter)
-        except ExtractorError as exc:
-            error = str(exc)
+        except Exception as exc:  # any failure makes the recorded run a failed one
+            error = self._scrub(str(exc) or type(exc).__name__)
             raise
         finally:
             self._remember(meter.usage("extract", self.model, error))
@@ -314,7 +331,7 @@ class ClaudeExtractor:
         known_item_ids: Collection[int],
     ) -> EvolvedSummary:
         """Merge new items into a category's summary; returns its sections and change log."""
-        self._refuse_after_auth_failure()
+        self._refuse_when_broken()
         meter = _Meter()
         error: str | None = None
         prompt = evolution_prompt(category, current_markdown, new_items, MAX_FACTS)
@@ -325,8 +342,8 @@ class ClaudeExtractor:
         except _Truncated:
             error = f"Claude's answer was cut off at max_tokens={self.settings.max_tokens}"
             raise ExtractorError(error) from None
-        except ExtractorError as exc:
-            error = str(exc)
+        except Exception as exc:
+            error = self._scrub(str(exc) or type(exc).__name__)
             raise
         finally:
             self._remember(meter.usage("evolve", self.model, error, category.key))
@@ -340,7 +357,7 @@ class ClaudeExtractor:
         Only the strongest `MAX_COMPRESS_ITEMS` (by confidence × importance) that fit in
         `max_input_chars` are sent; the digest counts all of `items` and says how many
         were left out of the prompt."""
-        self._refuse_after_auth_failure()
+        self._refuse_when_broken()
         if not items:
             return ""
         ranked = sorted(items, key=lambda i: (-(i.confidence * i.importance), i.id))
@@ -359,8 +376,8 @@ class ClaudeExtractor:
                 f"raise {ENV_NAMES['max_tokens']}"
             )
             raise ExtractorError(error) from None
-        except ExtractorError as exc:
-            error = str(exc)
+        except Exception as exc:
+            error = self._scrub(str(exc) or type(exc).__name__)
             raise
         finally:
             self._remember(meter.usage("compress", self.model, error, category.key))
@@ -399,19 +416,29 @@ class ClaudeExtractor:
     def test_connection(self) -> ConnectionCheck:
         """One tiny request, no retries: does the key work, does the model answer, how
         fast. Never raises for API problems: the message says what went wrong."""
-        client = self._client.with_options(max_retries=0, timeout=min(self.settings.timeout, 30))
+        timeout = _timeout(min(self.settings.timeout, 30), self.settings.connect_timeout)
+        client = self._client.with_options(max_retries=0, timeout=timeout)
         started = time.monotonic()
         try:
-            message = client.messages.create(
+            answer = client.messages.create(
                 model=self.model,
                 max_tokens=16,
                 messages=[{"role": "user", "content": "Reply with the single word: ok"}],
             )
         except anthropic.AnthropicError as exc:
-            return ConnectionCheck(False, self.model, None, str(self._failure(exc)))
+            return ConnectionCheck(False, self.model, None, str(self._failure(exc, trip=False)))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            problem = self._not_a_message(_not_json(exc), stored=False)
+            return ConnectionCheck(False, self.model, None, problem)
+        problem = _message_problem(answer)
+        if problem is None and not (isinstance(answer.model, str) and answer.model):
+            problem = "it names no `model`"
+        if problem is not None:
+            text = self._not_a_message(problem, stored=False)
+            return ConnectionCheck(False, self.model, None, text)
         latency = int((time.monotonic() - started) * 1000)
         return ConnectionCheck(
-            True, message.model, latency, f"{message.model} answered in {latency} ms"
+            True, answer.model, latency, f"{answer.model} answered in {latency} ms"
         )
 
     # -- one question, validated -----------------------------------------------------------
@@ -463,31 +490,76 @@ class ClaudeExtractor:
             kwargs["system"] = system
         if self.settings.temperature is not None:
             kwargs["extra_body"] = {"temperature": self.settings.temperature}
+        # Checked again per request: a chunk queued behind one that found the API down
+        # must not wait on it too.
+        self._refuse_when_broken()
         meter.request()
         try:
             message = self._client.messages.create(**kwargs)
         except anthropic.AnthropicError as exc:
             raise self._failure(exc) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ExtractorError(self._not_a_message(_not_json(exc))) from None
+        problem = _message_problem(message)
+        if problem is not None:
+            raise ExtractorError(self._not_a_message(problem))
         meter.add(message.usage)
         return message
 
     # -- errors people can act on ---------------------------------------------------------
 
-    def _refuse_after_auth_failure(self) -> None:
+    def _refuse_when_broken(self) -> None:
         # A rejected key stays rejected: fail the rest of an import at once instead of
         # sending every remaining conversation to be refused again.
         if self._auth_failure is not None:
             raise ExtractorError(self._auth_failure)
+        # An unreachable API likewise, until a new import or a quiet pause: every
+        # conversation would otherwise wait the full timeouts and retries again.
+        with self._breaker:
+            if self._unreachable is None:
+                return
+            now = time.monotonic()
+            if now - self._unreachable_seen >= self.settings.unreachable_pause:
+                self._unreachable = None
+                return
+            self._unreachable_seen = now
+            why = self._unreachable
+        raise ExtractorError(
+            f"Anthropic API unreachable, skipped: an earlier request {why}; nothing was "
+            f"stored, the next import (or a request after {self.settings.unreachable_pause:g} "
+            "s without any) tries again"
+        )
 
-    def _failure(self, exc: anthropic.AnthropicError) -> ExtractorError:
+    def _trip(self, why: str) -> None:
+        if self.settings.unreachable_pause > 0:
+            with self._breaker:
+                self._unreachable = why
+                self._unreachable_seen = time.monotonic()
+
+    def _not_a_message(self, problem: str, *, stored: bool = True) -> str:
+        # Such a body usually means the base URL leads to something else (a proxy, a
+        # captive portal): name it, without any user:password in it.
+        url = self._client.base_url
+        where = f"{url.scheme}://{url.netloc.decode('ascii', 'replace')}{url.path}"
+        tail = "; nothing was stored" if stored else ""
+        return self._scrub(
+            "the API answered with a body that is not a Messages response: "
+            f"{problem}, from {where}{tail}"
+        )
+
+    def _failure(self, exc: anthropic.AnthropicError, *, trip: bool = True) -> ExtractorError:
         retries = self._client.max_retries
         after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
         later = "; nothing was stored, try again later"
         status = getattr(exc, "status_code", None)
         if isinstance(exc, anthropic.APITimeoutError):
             text = f"the request to Claude timed out{after}{later}"
+            if trip:
+                self._trip(f"timed out{after}")
         elif isinstance(exc, anthropic.APIConnectionError):
             text = f"could not reach the Anthropic API (network error){after}{later}"
+            if trip:
+                self._trip(f"could not reach it{after}")
         elif isinstance(exc, anthropic.AuthenticationError):
             text = (
                 "invalid API key: Anthropic rejected it (HTTP 401); check ANTHROPIC_API_KEY "
@@ -525,6 +597,70 @@ def _detail(exc: anthropic.AnthropicError) -> str:
         message = error.get("message") if isinstance(error, dict) else body.get("message")
     text = str(message or type(exc).__name__)
     return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _timeout(read: float, connect: float) -> anthropic.Timeout:
+    """Per socket operation: `read` for reads, writes and the pool, `connect` to connect."""
+    return anthropic.Timeout(read, connect=connect)
+
+
+def _not_json(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    return "not valid JSON (not UTF-8 text)"
+
+
+def _message_problem(message: object) -> str | None:
+    """Why a 200 body is not a Messages response, or None: only what this module reads
+    is checked (content blocks, text, usage), so fields the API adds later still pass."""
+    if not isinstance(message, anthropic.types.Message):  # the SDK passes these through
+        kind = "text" if isinstance(message, str) else _kind(message)
+        return f"it is {kind}, not a message object{_glimpse(message)}"
+    content = message.content
+    if content is None:
+        keys = sorted([*(message.model_extra or {}), *_known_keys(message)])
+        shown = ", ".join(keys[:8]) + (", …" if len(keys) > 8 else "")
+        return f"it has no `content` (keys: {shown or 'none'})"
+    if not isinstance(content, list):
+        return f"`content` is {_kind(content)}, not a list"
+    for index, block in enumerate(content):
+        kind = getattr(block, "type", None)
+        if not isinstance(kind, str):
+            return f"`content[{index}]` is {_kind(block)}, not a content block"
+        if kind == "text" and not isinstance(getattr(block, "text", None), str):
+            return f"`content[{index}]` is a text block without text"
+    usage = message.usage
+    tokens = (getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None))
+    if not all(isinstance(t, int) for t in tokens):
+        return "it has no token `usage`"
+    return None
+
+
+def _known_keys(message: anthropic.types.Message) -> list[str]:
+    return [name for name in message.model_fields_set if getattr(message, name) is not None]
+
+
+def _kind(value: object) -> str:
+    """A JSON value's kind in JSON's words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _glimpse(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    return f": {text[:60]}…" if len(text) > 60 else f": {text}"
 
 
 def _describe_invalid(exc: ValueError) -> str:

@@ -3,6 +3,16 @@
 Defaults favour a small, fast model and bounded cost; every field can be overridden by a
 MEMORY_APP_CLAUDE_* environment variable (see `ENV_NAMES`). The API key is deliberately
 not a field here: settings get printed and logged, keys must not (see credentials.py).
+
+Bounded waiting: a server that cannot be reached, or accepts and never answers, costs at
+most `unreachable_bound()` = (1 + max_retries) × (connect_timeout + timeout) + backoffs
+seconds per import; with the defaults 3 × (10 s + 60 s) + 0.5 s + 1 s = 211.5 s. Each
+attempt waits at most `connect_timeout` to connect plus `timeout` for a silent socket,
+the SDK retries after backoffs of 0.5 s, 1 s, …, the chunks of a conversation wait side
+by side, and after that failure the extractor skips the API ("Anthropic API unreachable,
+skipped") for the rest of the import, and until nothing has asked it for
+`unreachable_pause` seconds. The timeouts limit each silence, not a whole answer, so an
+answer that keeps arriving is never cut off.
 """
 
 from __future__ import annotations
@@ -23,10 +33,18 @@ class ClaudeSettings:
     # Not sent unless set: the Messages API of SDK 2.x has no temperature parameter any
     # more; when set it goes in the request body as `temperature`.
     temperature: float | None = None
-    timeout: float = 120.0  # seconds per request
+    # Seconds a socket may stay silent (read, write) before the request times out. A
+    # non-streamed answer arrives whole, so this must cover generating a chunk's answer;
+    # raise it for a slower model or a larger max_tokens.
+    timeout: float = 60.0
+    connect_timeout: float = 10.0  # seconds to open the connection
     # The SDK's own retries of 408/409/429/5xx/529, timeouts and connection errors, with
-    # exponential backoff (0.5 s doubling to 8 s, or the server's retry-after).
-    max_retries: int = 3
+    # exponential backoff (0.5 s doubling to 8 s, or the server's retry-after). Two keep
+    # an overloaded API (529) usable without multiplying the wait on a dead one.
+    max_retries: int = 2
+    # After a timeout or connection failure (retries spent), requests are skipped until a
+    # new import starts or nothing has asked for one for this many seconds; 0: never.
+    unreachable_pause: float = 60.0
     # Retries of an answer that is not valid JSON for the schema (seed 001 §8: two).
     invalid_retries: int = 2
     concurrency: int = 4  # chunks of one conversation sent at the same time
@@ -48,12 +66,21 @@ class ClaudeSettings:
         for name in ("max_retries", "invalid_retries"):
             if getattr(self, name) < 0:
                 problems.append(f"{name} must not be negative")
-        if self.timeout <= 0:
-            problems.append("timeout must be positive")
+        for name in ("timeout", "connect_timeout"):
+            if getattr(self, name) <= 0:
+                problems.append(f"{name} must be positive")
+        if self.unreachable_pause < 0:
+            problems.append("unreachable_pause must not be negative")
         if self.temperature is not None and not 0.0 <= self.temperature <= 1.0:
             problems.append("temperature must be between 0 and 1")
         if problems:
             raise ValueError("; ".join(problems))
+
+    def unreachable_bound(self) -> float:
+        """Seconds an import can wait on a server that is down or never answers: every
+        attempt of one request (the chunks wait side by side), plus the SDK's backoffs."""
+        backoff = sum(min(0.5 * 2**n, 8.0) for n in range(self.max_retries))
+        return (1 + self.max_retries) * (self.connect_timeout + self.timeout) + backoff
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ClaudeSettings:
@@ -84,6 +111,8 @@ ENV_NAMES = {
     "max_tokens": "MEMORY_APP_CLAUDE_MAX_TOKENS",
     "temperature": "MEMORY_APP_CLAUDE_TEMPERATURE",
     "timeout": "MEMORY_APP_CLAUDE_TIMEOUT",
+    "connect_timeout": "MEMORY_APP_CLAUDE_CONNECT_TIMEOUT",
+    "unreachable_pause": "MEMORY_APP_CLAUDE_UNREACHABLE_PAUSE",
     "max_retries": "MEMORY_APP_CLAUDE_MAX_RETRIES",
     "invalid_retries": "MEMORY_APP_CLAUDE_INVALID_RETRIES",
     "concurrency": "MEMORY_APP_CLAUDE_CONCURRENCY",

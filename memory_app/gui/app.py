@@ -17,6 +17,7 @@ from memory_app import __version__
 from memory_app.assets import APP_ICON_NAME, icon_path
 from memory_app.config import APP_ID, Settings
 from memory_app.gui.context import AppContext, AppEvents, StatusModel
+from memory_app.gui.crash_dialog import reporting_errors
 from memory_app.gui.main_window import MainWindow
 from memory_app.gui.maintenance_runner import MaintenanceRunner
 from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
@@ -102,6 +103,11 @@ def run_app(settings: Settings) -> int:
     prepare_application_identity()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    with reporting_errors(app):
+        return _run_window(app, settings)
+
+
+def _run_window(app: QApplication, settings: Settings) -> int:
     app.setWindowIcon(QIcon(str(icon_path(APP_ICON_NAME))))
     instance = SingleInstance(settings.data_dir)
     if not instance.claim():  # another window has this store: show it, open nothing
@@ -114,6 +120,8 @@ def run_app(settings: Settings) -> int:
         QMessageBox.critical(None, "Memory Curator cannot open its store", str(exc))
         instance.close()
         return 1
+    if service.db.damage is not None:  # readable, but every change is refused
+        QMessageBox.warning(None, "Memory Curator's store is damaged", service.db.damage)
     context = build_context(service, QSettings())
     window = build_main_window(context)
     instance.activation_requested.connect(lambda token: bring_to_front(window, token))
@@ -124,7 +132,8 @@ def run_app(settings: Settings) -> int:
     # Seed 001's startup check and the maintenance schedule, in the background (the
     # QSettings key "maintenance/background" = false switches them off).
     scheduler = MaintenanceScheduler(context)
-    scheduler.start()
+    if service.db.damage is None:  # on a damaged store every job would be refused
+        scheduler.start()
     closing = asyncio.Event()
     app.aboutToQuit.connect(window.save_state)  # also when quit without closing the window
     app.aboutToQuit.connect(closing.set)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSize, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence
+from PySide6.QtCore import QByteArray, QSize, Qt, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QStackedWidget,
 )
 
+from memory_app import logs
 from memory_app.assets import icon_path
 from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import Stats
@@ -124,6 +125,8 @@ class MainWindow(QMainWindow):
             view_menu.addAction(action)
 
         help_menu = menu.addMenu("&Help")
+        self.open_log_folder_action = self._action("Open &Log Folder", None, self.open_log_folder)
+        help_menu.addAction(self.open_log_folder_action)
         help_menu.addAction(self._action("&About Memory Curator", None, self.about))
 
     def _action(self, text: str, shortcut: Any, slot: Any) -> QAction:
@@ -207,6 +210,12 @@ class MainWindow(QMainWindow):
         status = self.context.status
         if status.last_error:
             QMessageBox.warning(self, "Last error", status.last_error)
+
+    def open_log_folder(self) -> None:
+        """Show the log files in the file manager (made first if nothing was logged yet)."""
+        folder = logs.current_folder()
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
 
     def about(self) -> None:
         from memory_app import __version__

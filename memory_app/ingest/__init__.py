@@ -16,6 +16,7 @@ from pathlib import Path
 
 from memory_app.domain.transcripts import ParsedSource
 from memory_app.ingest.claude_code import parse_claude_code
+from memory_app.ingest.files import require_regular_file, shown_path
 from memory_app.ingest.plain_text import parse_text
 
 __all__ = [
@@ -60,13 +61,14 @@ def detect_format(path: Path) -> str:
         return "claude-code"
     hint = " (ChatGPT exports are not supported yet)" if suffix == ".json" else ""
     raise UnsupportedFormat(
-        f"{path}: unsupported file type {suffix or '(no extension)'!r}{hint}; "
+        f"{shown_path(path)}: unsupported file type {suffix or '(no extension)'!r}{hint}; "
         "supported: Claude Code sessions (.jsonl), text (.txt) and markdown (.md)"
     )
 
 
 def _check_claude_code(path: Path) -> None:
     """Raise UnsupportedFormat unless the first readable JSON line is a Claude Code record."""
+    require_regular_file(path)
     with path.open("rb") as stream:
         lines = [raw for raw in islice(stream, _SNIFF_LINES) if raw.strip()]
     if not lines:
@@ -74,14 +76,16 @@ def _check_claude_code(path: Path) -> None:
     for raw in lines:
         try:
             record = json.loads(raw.decode("utf-8", errors="replace").removeprefix("\ufeff"))
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, a 100,000-digit number, [[[[...
             continue
         if not isinstance(record, dict):
             break
         kind = record.get("type")
+        if not isinstance(kind, str):
+            continue  # `"type": []` names no record: judge by the next line
         if kind in _CODEX_TYPES or "payload" in record:
             raise UnsupportedFormat(
-                f"{path}: this is a Codex CLI session; Codex is not supported yet"
+                f"{shown_path(path)}: this is a Codex CLI session; Codex is not supported yet"
             )
         if isinstance(kind, str) and (
             kind in _CLAUDE_CODE_TYPES or "sessionId" in record or "message" in record
@@ -89,15 +93,16 @@ def _check_claude_code(path: Path) -> None:
             return
         break
     raise UnsupportedFormat(
-        f"{path}: not a Claude Code session (its first JSON line is not a Claude Code record);"
-        " other .jsonl formats are not supported yet"
+        f"{shown_path(path)}: not a Claude Code session (its first JSON line is not a Claude"
+        " Code record); other .jsonl formats are not supported yet"
     )
 
 
 def parse_source(path: Path, fmt: str | None = None) -> ParsedSource:
     """Read one file with the importer for `fmt` (detected when None)."""
     if not path.exists():
-        raise FileNotFoundError(f"No such file: {path}")
+        raise FileNotFoundError(f"No such file: {shown_path(path)}")
+    require_regular_file(path)
     fmt = fmt or detect_format(path)
     if fmt == "claude-code":
         return parse_claude_code(path)

@@ -31,7 +31,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memory_app.domain.redaction import redact
 from memory_app.domain.transcripts import ParsedSource, ParseProblem, Transcript, Turn
+from memory_app.ingest.files import (
+    SURROGATE_ESCAPE,
+    has_lone_surrogate,
+    require_regular_file,
+    shown_path,
+    without_lone_surrogates,
+)
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 TOOL_TEXT_LIMIT = 300
@@ -107,7 +115,8 @@ class _Session:
 
 def parse_claude_code(path: Path) -> ParsedSource:
     """Read one Claude Code session file; unreadable lines become problems, not failures."""
-    source = str(path)
+    require_regular_file(path)
+    source = shown_path(path)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         message = f"file too large ({size // (1024 * 1024)} MB, limit 200 MB)"
@@ -125,7 +134,7 @@ def parse_claude_code(path: Path) -> ParsedSource:
 
 def _records(path: Path, problems: list[ParseProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (1-based line number, object) for each readable line, noting the rest."""
-    source = str(path)
+    source = shown_path(path)
     bad_encoding: list[int] = []
     with path.open("rb") as stream:
         for number, raw in enumerate(stream, start=1):
@@ -157,6 +166,11 @@ def _decode_line(
 ) -> dict[str, Any] | None:
     try:
         value = json.loads(line)
+        if SURROGATE_ESCAPE.search(line) and _has_lone_surrogate(value):
+            value = without_lone_surrogates(value)
+            problems.append(
+                ParseProblem(source, number, "half of a UTF-16 surrogate pair replaced by U+FFFD")
+            )
     except json.JSONDecodeError as exc:
         message = f"not valid JSON, line truncated or corrupt ({exc.msg} at column {exc.colno})"
         problems.append(ParseProblem(source, number, f"{message}; skipped"))
@@ -171,6 +185,10 @@ def _decode_line(
         )
         return None
     return value
+
+
+def _has_lone_surrogate(value: object) -> bool:
+    return has_lone_surrogate(json.dumps(value, ensure_ascii=False))
 
 
 # --- metadata -----------------------------------------------------------------------------
@@ -213,6 +231,8 @@ def _note_metadata(session: _Session, record: dict[str, Any]) -> None:
 
 def _add_record(session: _Session, record: dict[str, Any], number: int) -> None:
     kind = record.get("type")
+    if not isinstance(kind, str):
+        return  # `"type": []` or a missing type: no record this importer knows
     if kind == "summary":
         summary = _text_field(record, "summary")
         session.title = summary.strip() if summary else session.title
@@ -308,6 +328,9 @@ def render_tool_use(name: object, tool_input: object) -> str:
                 detail = json.dumps(tool_input, ensure_ascii=False, sort_keys=True)
     elif isinstance(tool_input, str):
         detail = tool_input
+    # Redacted before it is cut or its lines joined: a private key in a heredoc is only
+    # recognisable whole, with its line breaks.
+    detail = redact(detail).text
     detail = " ".join(detail.split())
     if len(detail) > TOOL_TEXT_LIMIT:
         detail = detail[: TOOL_TEXT_LIMIT - 1].rstrip() + "…"
@@ -449,7 +472,7 @@ def _transcript(path: Path, session: _Session) -> Transcript:
     return Transcript(
         source_kind="claude-code",
         turns=turns,
-        source_path=str(path),
+        source_path=shown_path(path),
         session_id=session_id,
         branch=session.branch,
         project=session.project,

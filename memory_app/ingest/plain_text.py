@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_app.domain.transcripts import ParsedSource, ParseProblem, Transcript, Turn
+from memory_app.ingest.files import require_regular_file, shown_path
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 
@@ -67,7 +68,8 @@ def source_kind_for(path: Path) -> str:
 
 def parse_text(path: Path, *, source_kind: str | None = None) -> ParsedSource:
     """Read a text or markdown file as one conversation."""
-    source = str(path)
+    require_regular_file(path)
+    source = shown_path(path)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         message = f"file too large ({size // (1024 * 1024)} MB, limit 200 MB)"
@@ -80,7 +82,7 @@ def parse_text(path: Path, *, source_kind: str | None = None) -> ParsedSource:
         source_kind=source_kind or source_kind_for(path),
         turns=split_turns(text),
         source_path=source,
-        title=first_heading(text) or path.stem,
+        title=first_heading(text) or shown_path(path.stem),
     )
     return ParsedSource(source, (transcript,), (problem,) if problem else ())
 

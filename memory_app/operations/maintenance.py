@@ -6,6 +6,10 @@ there and changes nothing else. A real run also does the parts nobody needs to r
 (the contradiction scan, decay factors, rebuilding the search index) and, with `apply`,
 applies every proposal as one undoable group; without it the proposals wait for a
 person in the Maintenance view. Model calls never happen while the write lock is held.
+
+Maintenance rewrites many memories at once, so before it writes it runs the store's
+bounded integrity check: a damaged store is refused (DatabaseDamagedError) rather than
+made worse, and the message offers the latest backup.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from memory_app.domain.records import MaintenanceRunRecord, MemoryRecord
 from memory_app.maintenance import consolidation, reindex, summarization
 from memory_app.operations.common import ServiceState, new_group
 from memory_app.store import maintenance as store
+from memory_app.store.errors import DatabaseDamagedError
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +80,13 @@ class MaintenanceOperations(ServiceState):
         """Run one job ("nightly", "weekly", "monthly") or all three ("full").
 
         Never raises for a failing job: the run is logged as an error (or cancelled)
-        with the store as it was, and the record says so."""
+        with the store as it was, and the record says so. A damaged store raises
+        DatabaseDamagedError instead: nothing is written to it, not even the log."""
         if kind not in RUN_KINDS:
             raise ValueError(f"unknown maintenance job {kind!r}; known: {', '.join(RUN_KINDS)}")
         job = job or JobState()
         kinds = JOB_KINDS if kind == "full" else (kind,)
+        self.db.check_integrity()
         with self.db.writing() as session:
             store.interrupted_runs(session)
             run_id = store.start_run(session, kind, dry_run=dry_run)
@@ -94,7 +101,10 @@ class MaintenanceOperations(ServiceState):
                 proposals += changes
             job.check()
             job.report(len(kinds), len(kinds), "Saving the proposed changes")
+            self.db.check_integrity()
             result = self._record_proposals(run_id, kinds, proposals, figures, dry_run, apply)
+        except DatabaseDamagedError:
+            raise  # logging the run would be a write too
         except JobCancelled:
             return self._end_run(run_id, "cancelled", figures, "cancelled by the user")
         except Exception as exc:
@@ -262,6 +272,7 @@ class MaintenanceOperations(ServiceState):
     def apply_changes(self, change_ids: list[int] | None = None) -> ApplyResult:
         """Apply the accepted proposals (or these ones) as one undoable group, logged as
         an "apply" run. A proposal the store has moved past is marked stale instead."""
+        self.db.check_integrity()
         with self.db.writing() as session:
             if change_ids is None:
                 rows = store.change_rows(
@@ -302,6 +313,7 @@ class MaintenanceOperations(ServiceState):
         """Undo every change one apply made; its proposals are marked undone."""
         if not group_id.startswith("maintenance:"):
             raise ValueError(f"{group_id!r} is not a maintenance change group")
+        self.db.check_integrity()
         touched = self.undo_group(group_id)  # type: ignore[attr-defined]
         with self.db.writing() as session:
             rows = [

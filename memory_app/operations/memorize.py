@@ -39,6 +39,7 @@ from memory_app.extract.base import (
     UsageReporter,
 )
 from memory_app.ingest import UnsupportedFormat, discover, parse_source
+from memory_app.ingest.files import shown_path
 from memory_app.operations.common import (
     Learnt,
     ServiceState,
@@ -49,7 +50,7 @@ from memory_app.operations.common import (
 from memory_app.store import repository as repo
 from memory_app.store import summaries as summary_store
 from memory_app.store import usage as usage_store
-from memory_app.store.errors import NotFoundError
+from memory_app.store.errors import NotFoundError, StoreError
 from memory_app.store.tables import CategorySummaryRow, MemoryItemRow, ResourceRow
 
 log = logging.getLogger(__name__)
@@ -73,18 +74,29 @@ class MemorizeOperations(ServiceState):
         learnt: list[int] = []
         cancelled = False
         batch = new_group("import")
+        begin = getattr(self.extractor, "begin_import", None)
+        if begin is not None:  # an API found unreachable by an earlier import is asked again
+            begin()
         try:
             for index, path in enumerate(files):
                 job.check()
                 job.report(index, len(files), f"Importing {path.name}")
                 try:
                     parsed = parse_source(path, fmt)
-                except (UnsupportedFormat, OSError, UnicodeError) as exc:
-                    results.append(MemorizeResult("error", str(path), reason=str(exc)))
+                except (UnsupportedFormat, OSError, UnicodeError, ValueError) as exc:
+                    results.append(MemorizeResult("error", shown_path(path), reason=str(exc)))
                     continue
                 problems.extend(str(p) for p in parsed.problems)
                 for transcript in parsed.transcripts:
-                    result = self._memorize(transcript, update_summaries=False, batch=batch)
+                    try:
+                        result = self._memorize(transcript, update_summaries=False, batch=batch)
+                    except StoreError:
+                        raise  # the store itself failed: every other file would fail too
+                    except Exception as exc:  # one odd file never stops the rest
+                        log.exception("importing %s failed", shown_path(path))
+                        reason = f"could not be imported ({type(exc).__name__}: {exc})"
+                        results.append(MemorizeResult("error", shown_path(path), reason=reason))
+                        continue
                     learnt += [*result.items_added, *result.items_reinforced]
                     results.append(result)
             job.report(len(files), len(files), "Import finished")

@@ -20,6 +20,16 @@ class DatabaseTooNewError(StoreError):
         self.supported = supported
 
 
+class DatabaseFileError(StoreError):
+    """The database file or its folder cannot be used as it is (not a database, cut off,
+    read-only, disk full...); the message says what is wrong and what to do."""
+
+
+class DatabaseDamagedError(DatabaseFileError):
+    """SQLite's integrity check failed: reading may still work, but writing is refused so
+    the damage cannot spread into what a backup could still restore."""
+
+
 class UnsupportedDatabaseError(StoreError):
     """The database URL names an engine the app cannot use (yet)."""
 

@@ -8,12 +8,30 @@ from typing import Protocol
 
 from sqlalchemy import Connection, Engine
 
+from memory_app.store.errors import StoreError
+
 
 class Dialect(Protocol):
     name: str
     schema_version: int
 
     def create_engine(self, url: str) -> Engine: ...
+
+    def prepare(self, engine: Engine, backup_dir: Path | None) -> str | None:
+        """Check the store before anything writes to it: raises StoreError for one that
+        cannot be used; returns why it is damaged (None when healthy)."""
+        ...
+
+    def check_integrity(self, engine: Engine, backup_dir: Path | None) -> str | None:
+        """Why the store is damaged now (None when healthy); bounded in time."""
+        ...
+
+    def explain_error(
+        self, error: BaseException, path: Path | None, backup_dir: Path | None
+    ) -> StoreError | None:
+        """A person's message for an engine error about the file (full disk, damage...);
+        None when the error is not about the file."""
+        ...
 
     def migrate(self, engine: Engine, backup_dir: Path | None) -> int:
         """Bring the schema to `schema_version`; returns the version found before."""

@@ -5,6 +5,9 @@ locked" errors between a reader and a writer; FTS5 with the porter tokenizer ans
 top-10 query over 100k items in about a millisecond; migrations run in one
 `BEGIN IMMEDIATE` transaction after a backup, because Alembic's batch mode silently
 dropped FTS triggers.
+
+Opening checks the file before anything writes to it (`prepare`): a file that is not a
+store, a newer store or a damaged one is left byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -20,7 +23,21 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlmodel import SQLModel
 
 from memory_app.store import tables  # noqa: F401  (registers the tables on the metadata)
-from memory_app.store.errors import DatabaseTooNewError, StoreError
+from memory_app.store.dialects.sqlite_health import (
+    check_folder,
+    damaged,
+    explain,
+    folder_error,
+    integrity_problem,
+    read_header,
+)
+from memory_app.store.errors import DatabaseFileError, DatabaseTooNewError, StoreError
+from memory_app.store.file_modes import (
+    private_database,
+    private_file,
+    private_folder,
+    tighten_folder,
+)
 from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS, match_expression
 from memory_app.store.term_stats import TOKENIZER, VOCAB_TABLE
 
@@ -169,8 +186,9 @@ def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
     # Take over transaction control from the sqlite3 module so BEGIN is ours to issue.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
+    # Only pragmas that write nothing: WAL, which rewrites the header, is set once by
+    # `migrate`, after the file was checked (it stays set in the file).
     for pragma in (
-        "PRAGMA journal_mode=WAL",
         "PRAGMA foreign_keys=ON",
         "PRAGMA busy_timeout=5000",
         "PRAGMA synchronous=NORMAL",
@@ -181,6 +199,12 @@ def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
     ):
         cursor.execute(pragma)
     cursor.close()
+
+
+def _file_of(engine: Engine) -> Path | None:
+    """The database file; None for an in-memory database."""
+    name = engine.url.database
+    return Path(name) if name and name != ":memory:" else None
 
 
 def _on_begin(conn: Connection) -> None:
@@ -200,9 +224,74 @@ class SqliteDialect:
         event.listen(engine, "begin", _on_begin)
         return engine
 
-    # -- migrations -------------------------------------------------------------------
+    # -- opening and migrations ---------------------------------------------------------
+
+    def prepare(self, engine: Engine, backup_dir: Path | None) -> str | None:
+        """Check the store before anything writes to it; returns why it is damaged (None
+        when healthy). Refuses (DatabaseFileError) a file that is not a whole SQLite
+        database, one in a read-only folder, a newer store, and a damaged store that
+        would need a migration. Makes the folder and files private (file_modes)."""
+        path = _file_of(engine)
+        if path is not None:
+            try:
+                if not path.parent.exists():
+                    private_folder(path.parent)
+            except OSError as exc:
+                raise folder_error(path.parent, exc) from exc
+            check_folder(path, backup_dir)
+            header = read_header(path, backup_dir)
+            if header is not None and header.user_version > self.schema_version:
+                raise DatabaseTooNewError(str(path), header.user_version, self.schema_version)
+            try:
+                private_database(path)
+            except OSError as exc:
+                raise folder_error(path.parent, exc) from exc
+            tighten_folder(backup_dir or path.parent / "backups")
+        raw = engine.raw_connection()
+        try:
+            conn = raw.driver_connection
+            assert isinstance(conn, sqlite3.Connection)
+            # Read again through SQLite: a -wal file may hold a newer header.
+            found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if found > self.schema_version:
+                raise DatabaseTooNewError(str(path or ":memory:"), found, self.schema_version)
+            problem = integrity_problem(conn)
+        except sqlite3.Error as exc:
+            explained = explain(exc, path, backup_dir)
+            if explained is None:
+                raise
+            raise explained from exc
+        finally:
+            raw.close()
+        if problem is None:
+            return None
+        refusal = damaged(path, backup_dir, problem)
+        if found != self.schema_version:  # migrating would write to it
+            raise refusal
+        return str(refusal)
+
+    def check_integrity(self, engine: Engine, backup_dir: Path | None) -> str | None:
+        """Why the store is damaged now (None when healthy), with the bounded check."""
+        raw = engine.raw_connection()
+        try:
+            conn = raw.driver_connection
+            assert isinstance(conn, sqlite3.Connection)
+            problem = integrity_problem(conn)
+        finally:
+            raw.close()
+        return None if problem is None else str(damaged(_file_of(engine), backup_dir, problem))
+
+    def explain_error(
+        self, error: BaseException, path: Path | None, backup_dir: Path | None
+    ) -> StoreError | None:
+        return explain(getattr(error, "orig", error), path, backup_dir)
 
     def migrate(self, engine: Engine, backup_dir: Path | None) -> int:
+        raw = engine.raw_connection()
+        try:  # outside any transaction, as SQLite requires; a no-op once set
+            raw.driver_connection.execute("PRAGMA journal_mode=WAL")  # type: ignore[union-attr]
+        finally:
+            raw.close()
         with engine.connect() as conn:
             found = int(conn.exec_driver_sql("PRAGMA user_version").scalar_one())
         path = engine.url.database or ":memory:"
@@ -223,9 +312,18 @@ class SqliteDialect:
 
     @staticmethod
     def _backup(engine: Engine, path: Path, backup_dir: Path, version: int) -> Path:
-        backup_dir.mkdir(parents=True, exist_ok=True)
+        """Copy the store into `backup_dir` (0700, the copy 0600) before a migration."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         target = backup_dir / f"{path.stem}.v{version}.{stamp}.bak"
+        try:
+            private_folder(backup_dir)
+            private_file(target)
+        except OSError as exc:
+            raise DatabaseFileError(
+                f"Could not back up {path} before migrating it: the backups folder "
+                f"{backup_dir} cannot be written ({exc.strerror or exc}). Make it a folder "
+                "you may write to and try again; nothing was changed."
+            ) from exc
         raw = engine.raw_connection()
         try:
             dest = sqlite3.connect(target)
@@ -235,7 +333,10 @@ class SqliteDialect:
                 dest.close()
         except sqlite3.Error as exc:
             target.unlink(missing_ok=True)
-            raise StoreError(f"could not back up {path} before migrating: {exc}") from exc
+            raise DatabaseFileError(
+                f"Could not back up {path} to {target} before migrating it ({exc}): the disk "
+                "may be full. Free some space and try again; nothing was changed."
+            ) from exc
         finally:
             raw.close()
         return target

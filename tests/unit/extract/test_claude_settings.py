@@ -39,7 +39,9 @@ def test_environment_overrides_every_field() -> None:
         "MEMORY_APP_CLAUDE_MAX_TOKENS": "4096",
         "MEMORY_APP_CLAUDE_TEMPERATURE": "0.2",
         "MEMORY_APP_CLAUDE_TIMEOUT": "30",
+        "MEMORY_APP_CLAUDE_CONNECT_TIMEOUT": "4",
         "MEMORY_APP_CLAUDE_MAX_RETRIES": "5",
+        "MEMORY_APP_CLAUDE_UNREACHABLE_PAUSE": "0",
         "MEMORY_APP_CLAUDE_CONCURRENCY": "2",
         "MEMORY_APP_CLAUDE_CHUNK_CHARS": "10000",
         "MEMORY_APP_CLAUDE_MAX_CHARS": "50000",
@@ -51,7 +53,9 @@ def test_environment_overrides_every_field() -> None:
         max_tokens=4096,
         temperature=0.2,
         timeout=30.0,
+        connect_timeout=4.0,
         max_retries=5,
+        unreachable_pause=0.0,
         concurrency=2,
         chunk_chars=10_000,
         max_conversation_chars=50_000,
@@ -66,6 +70,8 @@ def test_environment_overrides_every_field() -> None:
         ({"MEMORY_APP_CLAUDE_MAX_TOKENS": "lots"}, "MEMORY_APP_CLAUDE_MAX_TOKENS='lots'"),
         ({"MEMORY_APP_CLAUDE_CONCURRENCY": "0"}, "concurrency must be at least 1"),
         ({"MEMORY_APP_CLAUDE_TEMPERATURE": "3"}, "temperature must be between 0 and 1"),
+        ({"MEMORY_APP_CLAUDE_CONNECT_TIMEOUT": "0"}, "connect_timeout must be positive"),
+        ({"MEMORY_APP_CLAUDE_UNREACHABLE_PAUSE": "-1"}, "unreachable_pause must not be neg"),
     ],
 )
 def test_bad_environment_values_are_refused_by_name(env: dict[str, str], words: str) -> None:

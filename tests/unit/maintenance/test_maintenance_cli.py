@@ -99,3 +99,14 @@ def test_text_output_and_a_bad_job_name(capsys: pytest.CaptureFixture[str], data
     assert code == 0 and out.startswith("Weekly summarization (dry run): success")
     with pytest.raises(SystemExit):
         main(["maintenance", "run", "hourly", "--data-dir", str(data)])
+
+
+def test_a_dry_run_without_json_or_quiet_shows_progress_and_the_report(
+    capsys: pytest.CaptureFixture[str], data: Path
+) -> None:
+    # Issue 15: without --json the namespace has no `json` and the run crashed.
+    code = main(["maintenance", "run", "nightly", "--dry-run", "--data-dir", str(data)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.startswith("Nightly consolidation (dry run): success")
+    assert err.endswith("\n") and "Traceback" not in err
