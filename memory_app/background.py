@@ -1,4 +1,4 @@
-"""Long jobs (imports, maintenance) in a separate process, so the window keeps the
+"""Long jobs (imports, retries, maintenance) in a separate process, so the window keeps the
 interpreter to itself.
 
 Python threads share one interpreter lock: while an import thread parses, redacts and
@@ -85,6 +85,18 @@ def import_in_process(
     if not can_run_in_process(service):
         return service.import_paths(paths, fmt=fmt, job=job)
     result: ImportReport = _in_child(service, "import_paths", (list(paths),), {"fmt": fmt}, job)
+    return result
+
+
+def retry_in_process(
+    service: MemoryService, *, automatic: bool = False, job: JobState | None = None
+) -> ImportReport:
+    """MemoryService.retry_pending in a child process (the offline rules are pure Python
+    too); falls back to this process like `import_in_process`."""
+    job = job or JobState()
+    if not can_run_in_process(service):
+        return service.retry_pending(automatic=automatic, job=job)
+    result: ImportReport = _in_child(service, "retry_pending", (), {"automatic": automatic}, job)
     return result
 
 

@@ -20,6 +20,7 @@ from memory_app.domain.records import (
     ITEM_STATUSES,
     ConflictDetail,
     ConflictRecord,
+    ImportReport,
     MemoryRecord,
 )
 from memory_app.domain.usage import UsageSummary
@@ -75,6 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
         "(needs ANTHROPIC_API_KEY), or auto (claude when a key is set, else offline)",
     )
 
+    p = add(
+        "retry",
+        "extract the conversations kept pending (their extraction failed) again; "
+        "exits 1 while any is still pending",
+    )
+    p.add_argument(
+        "--extractor",
+        choices=EXTRACTOR_CHOICES,
+        default=None,
+        help="which extractor reads them, as for import",
+    )
+
     p = add("search", "full-text search over memories, best first")
     p.add_argument("query")
     p.add_argument("--limit", type=int, default=20)
@@ -110,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("forget", "delete a memory (reversible with restore or undo)")
     p.add_argument("id", type=int)
     p = add("restore", "bring back a forgotten memory")
+    p.add_argument("id", type=int)
+    p = add("keep", "release a memory held for review (a possible secret) into use")
     p.add_argument("id", type=int)
     add("undo", "undo your last change")
     _add_conflicts(sub, common)
@@ -200,7 +215,9 @@ def _dispatch(args: argparse.Namespace) -> int:
             close()
     code = _print(*output, as_json)
     if args.command == "import" and output[0]["errors"]:
-        return 1  # a script must see that a file was not imported
+        return 1  # a script must see that a file was not imported (pending ones were)
+    if args.command == "retry" and output[0]["pending"]:
+        return 1  # and that the extraction it asked for failed again
     if service.db.damage is not None:  # what could be read is shown; the damage still fails
         print(f"memory-app: error: {service.db.damage}", file=sys.stderr)
         return 1
@@ -219,8 +236,9 @@ def _print(payload: Any, text: str, as_json: bool, code: int = 0) -> int:
 
 
 def _extractor(args: argparse.Namespace) -> Extractor | None:
-    """The extractor `import` asked for; None (the service's offline default) elsewhere."""
-    if args.command != "import":
+    """The extractor `import` or `retry` asked for; None (the service's offline default)
+    elsewhere."""
+    if args.command not in ("import", "retry"):
         return None
     return make_extractor(args.extractor or default_choice())
 
@@ -286,6 +304,7 @@ def _import(service: MemoryService, args: argparse.Namespace) -> Output:
     if report.errors:
         lines.append(f"Errors: {len(report.errors)}")
         lines += [f"  {r.source}: {r.reason}" for r in report.errors]
+    lines += _pending_lines(report)
     if report.problems:
         lines.append(f"Unreadable lines: {len(report.problems)}")
         lines += [f"  {p}" for p in report.problems]
@@ -296,6 +315,50 @@ def _import(service: MemoryService, args: argparse.Namespace) -> Output:
     if report.usage is not None:
         lines.append(f"Claude usage: {_usage_line(report.usage)}")
     return report.to_json(), "\n".join(lines)
+
+
+def _pending_lines(report: ImportReport) -> list[str]:
+    if not report.pending:
+        return []
+    lines = [f"Pending (extraction failed, kept, will retry): {len(report.pending)}"]
+    lines += [f"  {r.source}: {r.reason}" for r in report.pending]
+    lines.append("  Retry now with: memory-app retry")
+    return lines
+
+
+def _retry(service: MemoryService, args: argparse.Namespace) -> Output:
+    report = service.retry_pending()
+    payload = {
+        "retried": len(report.results),
+        "memorized": [
+            {"source": r.source, "resource_id": r.resource_id}
+            for r in report.results
+            if r.status in ("success", "empty")
+        ],
+        "items_added": report.items_added,
+        "duplicates_reinforced": report.items_reinforced,
+        "pending": report.to_json()["pending"],
+        "notes": report.to_json()["notes"],
+        "usage": report.usage.to_json() if report.usage else None,
+        "results": [r.to_json() for r in report.results],
+    }
+    if not report.results:
+        return payload, "No conversations are pending: nothing to retry."
+    lines = [
+        f"Pending conversations retried: {len(report.results)}",
+        f"Memorized now: {len(payload['memorized'])}",
+        f"Memories extracted: {report.items_added}",
+        f"Duplicates reinforced: {report.items_reinforced}",
+    ]
+    if report.pending:
+        lines.append(f"Still pending: {len(report.pending)}")
+        lines += [f"  {r.source}: {r.reason}" for r in report.pending]
+    if payload["notes"]:
+        lines.append(f"Notes: {len(payload['notes'])}")
+        lines += [f"  {n}" for n in payload["notes"]]
+    if report.usage is not None:
+        lines.append(f"Claude usage: {_usage_line(report.usage)}")
+    return payload, "\n".join(lines)
 
 
 def _usage_line(usage: UsageSummary) -> str:
@@ -444,6 +507,11 @@ def _restore(service: MemoryService, args: argparse.Namespace) -> Output:
     return _brief(item), f"Restored memory #{item.id}."
 
 
+def _keep(service: MemoryService, args: argparse.Namespace) -> Output:
+    item = service.keep(args.id)
+    return _brief(item), f"Kept memory #{item.id}: it is active now."
+
+
 def _undo(service: MemoryService, args: argparse.Namespace) -> Output:
     ids = service.undo()
     text = f"Undid the last change to {len(ids)} memories." if ids else "Nothing to undo."
@@ -512,6 +580,7 @@ def _demo(service: MemoryService, args: argparse.Namespace) -> Output:
 
 _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "import": _import,
+    "retry": _retry,
     "search": _search,
     "list": _list,
     "show": _show,
@@ -521,6 +590,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "edit": _edit,
     "forget": _forget,
     "restore": _restore,
+    "keep": _keep,
     "undo": _undo,
     "conflicts": _conflicts,
     "demo": _demo,

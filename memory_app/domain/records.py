@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
 from memory_app.domain.usage import UsageSummary
 
-ITEM_STATUSES = ("active", "archived", "superseded", "deleted", "invalid")
+# "held": kept back for a person to review (a possible secret, see possible_secrets.py):
+# never in context or exports until kept.
+ITEM_STATUSES = ("active", "held", "archived", "superseded", "deleted", "invalid")
 SCOPES = ("session", "project", "global")
 ACTORS = ("user", "extractor", "maintenance", "system")
 
@@ -70,7 +72,8 @@ class ResourceRecord:
     message_count: int
     turn_count: int
     redaction_count: int
-    status: str
+    status: str  # memorized | pending (extraction failed; kept and retried)
+    status_reason: str | None = None
     item_count: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -125,7 +128,8 @@ class Stats:
 class MemorizeResult:
     """What memorizing one conversation did (seed 001 statuses)."""
 
-    status: str  # success | skipped | empty | error
+    # success | skipped | empty | error | pending (stored, extraction failed: retried later)
+    status: str
     source: str
     reason: str | None = None
     resource_id: int | None = None
@@ -175,6 +179,11 @@ class ImportReport:
     def errors(self) -> list[MemorizeResult]:
         return [r for r in self.results if r.status == "error"]
 
+    @property
+    def pending(self) -> list[MemorizeResult]:
+        """Stored, but their extraction failed: kept and retried later (not errors)."""
+        return [r for r in self.results if r.status == "pending"]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "files": self.files,
@@ -183,6 +192,10 @@ class ImportReport:
             "items_added": self.items_added,
             "duplicates_reinforced": self.items_reinforced,
             "errors": [{"source": r.source, "reason": r.reason} for r in self.errors],
+            "pending": [
+                {"source": r.source, "reason": r.reason, "resource_id": r.resource_id}
+                for r in self.pending
+            ],
             "problems": list(self.problems),
             "cancelled": self.cancelled,
             "notes": [*(n for r in self.results for n in r.notes), *self.notes],

@@ -19,6 +19,7 @@ How it stays correct and fast:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
@@ -521,3 +522,32 @@ def redact_transcript(transcript: Transcript) -> tuple[Transcript, tuple[str, ..
         project=clean(transcript.project),
         branch=clean(transcript.branch),
     ), tuple(findings)
+
+
+# How a kind is named when a person is told what was removed ("2 AWS keys").
+_KIND_NAMES = {
+    "private-key": ("private key", "private keys"),
+    "aws-access-key": ("AWS key", "AWS keys"),
+    "aws-secret-key": ("AWS secret key", "AWS secret keys"),
+    "password": ("password", "passwords"),
+    "jwt": ("JSON web token", "JSON web tokens"),
+    "basic-auth": ("basic-auth credential", "basic-auth credentials"),
+    "secret": ("secret", "secrets"),
+    "token": ("token", "tokens"),
+    "api-key": ("API key", "API keys"),
+}
+
+
+def removed_secrets(text: str) -> str:
+    """What redaction removed from a stored text, said for a person: "3 secrets removed:
+    2 AWS keys, 1 password" (most frequent first), or "" when nothing was."""
+    kinds = Counter(_PLACEHOLDER.findall(text))
+    total = sum(kinds.values())
+    if not total:
+        return ""
+    parts = []
+    for kind, count in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])):
+        one, many = _KIND_NAMES.get(kind, (kind.replace("-", " "), kind.replace("-", " ") + "s"))
+        parts.append(f"{count} {one if count == 1 else many}")
+    noun = "secret" if total == 1 else "secrets"
+    return f"{total} {noun} removed: {', '.join(parts)}"

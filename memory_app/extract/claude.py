@@ -7,7 +7,7 @@ One conversation is rendered with numbered turns, cut into chunks that fit a req
 and each chunk is sent with the seed's extraction prompt and a JSON schema built from the
 pydantic models of §2.4 as the structured-output format. Answers are validated against
 the same models; an invalid one is asked again with the reason (two retries, seed 001 §8),
-then the whole conversation fails and nothing is stored, so a later import retries it.
+then the whole conversation fails; the service keeps it "pending" and extracts it later.
 Chunks run a few at a time; their items are merged (same statement once, highest
 confidence) and those under 0.75 dropped.
 
@@ -18,9 +18,9 @@ prompt did not list is dropped from the item.
 
 Transport failures (429, 529, other 5xx, timeouts, network) are retried by the SDK with
 backoff (`max_retries`); after that the call fails with a message that says what
-happened and that nothing was stored. Messages never contain the API key. After a
-timeout or connection failure the API counts as unreachable: the rest of the import is
-skipped at once instead of waiting on it again (claude_settings states the bound).
+happened. Messages never contain the API key. After a timeout or connection failure the
+API counts as unreachable: the rest of the import is skipped at once instead of waiting
+on it again (claude_settings states the bound).
 
 An HTTP 200 whose body is not a Messages response (broken JSON, a proxy's or another
 endpoint's JSON) fails the call as such: the SDK builds its models without validating,
@@ -428,13 +428,13 @@ class ClaudeExtractor:
         except anthropic.AnthropicError as exc:
             return ConnectionCheck(False, self.model, None, str(self._failure(exc, trip=False)))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            problem = self._not_a_message(_not_json(exc), stored=False)
+            problem = self._not_a_message(_not_json(exc))
             return ConnectionCheck(False, self.model, None, problem)
         problem = _message_problem(answer)
         if problem is None and not (isinstance(answer.model, str) and answer.model):
             problem = "it names no `model`"
         if problem is not None:
-            text = self._not_a_message(problem, stored=False)
+            text = self._not_a_message(problem)
             return ConnectionCheck(False, self.model, None, text)
         latency = int((time.monotonic() - started) * 1000)
         return ConnectionCheck(
@@ -525,9 +525,9 @@ class ClaudeExtractor:
             self._unreachable_seen = now
             why = self._unreachable
         raise ExtractorError(
-            f"Anthropic API unreachable, skipped: an earlier request {why}; nothing was "
-            f"stored, the next import (or a request after {self.settings.unreachable_pause:g} "
-            "s without any) tries again"
+            f"Anthropic API unreachable, skipped: an earlier request {why}; the next "
+            f"import or retry (or a request after {self.settings.unreachable_pause:g} s "
+            "without any) asks again"
         )
 
     def _trip(self, why: str) -> None:
@@ -536,28 +536,24 @@ class ClaudeExtractor:
                 self._unreachable = why
                 self._unreachable_seen = time.monotonic()
 
-    def _not_a_message(self, problem: str, *, stored: bool = True) -> str:
+    def _not_a_message(self, problem: str) -> str:
         # Such a body usually means the base URL leads to something else (a proxy, a
         # captive portal): name it, without any user:password in it.
         url = self._client.base_url
         where = f"{url.scheme}://{url.netloc.decode('ascii', 'replace')}{url.path}"
-        tail = "; nothing was stored" if stored else ""
-        return self._scrub(
-            "the API answered with a body that is not a Messages response: "
-            f"{problem}, from {where}{tail}"
-        )
+        prefix = "the API answered with a body that is not a Messages response"
+        return self._scrub(f"{prefix}: {problem}, from {where}")
 
     def _failure(self, exc: anthropic.AnthropicError, *, trip: bool = True) -> ExtractorError:
         retries = self._client.max_retries
         after = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
-        later = "; nothing was stored, try again later"
         status = getattr(exc, "status_code", None)
         if isinstance(exc, anthropic.APITimeoutError):
-            text = f"the request to Claude timed out{after}{later}"
+            text = f"the request to Claude timed out{after}"
             if trip:
                 self._trip(f"timed out{after}")
         elif isinstance(exc, anthropic.APIConnectionError):
-            text = f"could not reach the Anthropic API (network error){after}{later}"
+            text = f"could not reach the Anthropic API (network error){after}"
             if trip:
                 self._trip(f"could not reach it{after}")
         elif isinstance(exc, anthropic.AuthenticationError):
@@ -574,11 +570,11 @@ class ClaudeExtractor:
                 f"check {ENV_NAMES['model']}: {_detail(exc)}"
             )
         elif isinstance(exc, anthropic.RateLimitError):
-            text = f"rate limited by the Anthropic API (HTTP 429){after}{later}"
+            text = f"rate limited by the Anthropic API (HTTP 429){after}"
         elif status == 529:
-            text = f"the Anthropic API is overloaded (HTTP 529){after}{later}"
+            text = f"the Anthropic API is overloaded (HTTP 529){after}"
         elif isinstance(exc, anthropic.APIStatusError) and status is not None and status >= 500:
-            text = f"the Anthropic API failed (HTTP {status}){after}{later}"
+            text = f"the Anthropic API failed (HTTP {status}){after}"
         elif isinstance(exc, anthropic.APIStatusError):
             text = f"the Anthropic API refused the request (HTTP {status}): {_detail(exc)}"
         else:

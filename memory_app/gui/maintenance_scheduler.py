@@ -1,8 +1,10 @@
 """Maintenance nobody has to remember: the startup check of seed 001 §2 and the schedule.
 
 A few seconds after the window opens, new Claude Code sessions are imported (at most 20;
-the rest wait for the next start) and every maintenance job whose interval has passed
-runs in the background. After that the schedule is checked every hour. A job set to
+the rest wait for the next start), the conversations kept pending because their
+extraction failed are extracted again, and every maintenance job whose interval has
+passed runs in the background. After that both are checked every hour: an API that was
+down is usually back within the hour, and an hour of quiet costs nothing. A job set to
 "apply without review" applies its changes; the others leave them in the Maintenance
 view for a person to accept or reject.
 """
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from memory_app.background import import_in_process
+from memory_app.background import import_in_process, retry_in_process
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import ImportReport, MaintenanceRunRecord
 from memory_app.gui.context import AppContext
@@ -27,6 +29,7 @@ STARTUP_DELAY_MS = 5_000  # let the window paint and settle first
 CHECK_INTERVAL_MS = 60 * 60 * 1000
 STARTUP_IMPORT_LIMIT = 20  # seed 001: MAX_BRANCHES_PER_RUN; the rest wait for next time
 IMPORT_JOB = "startup-import"  # not "import": a person's import must not cancel it
+RETRY_JOB = "retry-pending"
 
 
 def background_enabled(value: object) -> bool:
@@ -41,16 +44,19 @@ class MaintenanceScheduler(QObject):
 
     Built by the composition root; `start()` arms the timers unless switched off (by the
     constructor or the QSettings key "maintenance/background"). Tests call
-    `check_now()` and `import_new_sessions()` directly instead.
+    `check_now()`, `import_new_sessions()` and `retry_pending()` directly instead.
 
     Signals:
         checked(object): a schedule check ended; the list of `MaintenanceRunRecord`s it ran.
         imported(object): the startup import ended; its `ImportReport` (None if nothing
             was new).
+        retried(object): the pending conversations were extracted again; the
+            `ImportReport` (None if none was pending, or the job failed).
     """
 
     checked = Signal(object)
     imported = Signal(object)
+    retried = Signal(object)
     # Emitted on the job thread, received (queued) on the GUI thread.
     _import_progress = Signal(int, int, str)
 
@@ -73,7 +79,7 @@ class MaintenanceScheduler(QObject):
         self._checking = False
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_INTERVAL_MS)
-        self._timer.timeout.connect(self.check_now)
+        self._timer.timeout.connect(self._hourly)
         self._import_progress.connect(
             self._show_import_progress, Qt.ConnectionType.QueuedConnection
         )
@@ -95,6 +101,14 @@ class MaintenanceScheduler(QObject):
     async def _startup_check(self) -> None:
         # New conversations first, so tonight's consolidation already sees them.
         await self._import_new_sessions()
+        await self._retry_pending()
+        await self._run_due()
+
+    def _hourly(self) -> None:
+        self.context.spawn(self._hourly_check())
+
+    async def _hourly_check(self) -> None:
+        await self._retry_pending()
         await self._run_due()
 
     # -- the schedule -------------------------------------------------------------------
@@ -173,6 +187,48 @@ class MaintenanceScheduler(QObject):
             context.events.sources_changed.emit()
             context.events.memories_changed.emit()
         self.imported.emit(report)
+        return report
+
+    # -- conversations whose extraction failed ---------------------------------------------
+
+    def retry_pending(self) -> object:
+        """Extract the pending conversations again with the app's extractor (a task)."""
+        return self.context.spawn(self._retry_pending())
+
+    async def _retry_pending(self) -> ImportReport | None:
+        context = self.context
+        service = context.service
+        if context.jobs.active(RETRY_JOB):
+            return None  # the one running covers them
+        # Those whose answers were paid for and unusable too often wait for a person.
+        ids = await context.call(service.pending_ids, automatic=True)
+        if not ids:
+            self.retried.emit(None)
+            return None
+        status = context.status
+        words = "conversation" if len(ids) == 1 else "conversations"
+        status.begin(f"Extracting {len(ids)} pending {words} again")
+        report: ImportReport | None = None
+        try:
+            state = JobState(on_progress=self._import_progress.emit)
+            report = await context.jobs.run(
+                RETRY_JOB, lambda job: retry_in_process(service, automatic=True, job=job), state
+            )
+        except Exception as exc:  # the window keeps working; the next check tries again
+            log.warning("retrying pending conversations failed", exc_info=exc)
+            status.fail(f"Extracting pending conversations failed: {exc}")
+            self.retried.emit(None)
+            return None
+        still = len(report.pending)
+        done = len(report.results) - still
+        message = f"Extracted {done} of {len(ids)} pending {words}"
+        if still:  # not a failure of the app: they are kept, and tried again next hour
+            message += f"; {still} still pending: {report.pending[0].reason}"
+        status.finish(message)
+        if done:
+            context.events.sources_changed.emit()
+            context.events.memories_changed.emit()
+        self.retried.emit(report)
         return report
 
     def _show_import_progress(self, done: int, total: int, message: str) -> None:

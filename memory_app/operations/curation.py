@@ -54,6 +54,13 @@ class CurationOperations(ServiceState):
                 raise ValidationError({"status": f"memory {item_id} is not deleted"})
         return self._set(item_id, {"status": "active"}, "restore")
 
+    def keep(self, item_id: int) -> MemoryRecord:
+        """Release a memory held for review (a possible secret): a person looked at it."""
+        with self.db.reading() as session:
+            if repo.get_item(session, item_id).status != "held":
+                raise ValidationError({"status": f"memory {item_id} is not held for review"})
+        return self._set(item_id, {"status": "active"}, "keep")
+
     def bulk_set(self, item_ids: Sequence[int], action: str, **changes: Any) -> list[int]:
         """One undoable step over many items (bulk delete, pin, re-categorize)."""
         group = new_group(action)
@@ -92,8 +99,10 @@ class CurationOperations(ServiceState):
             return self._undo_group(session, group_id)
 
     def _undo_group(self, session: Session, group_id: str) -> list[int]:
+        # Both sides of an undone move: the category an item leaves must stop citing it.
+        cats = repo.group_categories(session, group_id)
         touched = repo.undo_group(session, group_id, actor="user")
-        cats = {repo.get_item(session, i).category for i in touched}
+        cats |= {repo.get_item(session, i).category for i in touched}
         self._refresh_summaries(session, cats)
         return touched
 

@@ -3,9 +3,10 @@ schedules and what is due (seed 000 §6, seed 001 §5, seed 003, seed 004 §3).
 
 A run reads the store, proposes changes and records them with the run. A dry run stops
 there and changes nothing else. A real run also does the parts nobody needs to review
-(the contradiction scan, decay factors, rebuilding the search index) and, with `apply`,
-applies every proposal as one undoable group; without it the proposals wait for a
-person in the Maintenance view. Model calls never happen while the write lock is held.
+(the contradiction scan, decay factors, missing or outdated category summaries,
+rebuilding the search index) and, with `apply`, applies every proposal as one undoable
+group; without it the proposals wait for a person in the Maintenance view. Model calls
+never happen while the write lock is held.
 
 Maintenance rewrites many memories at once, so before it writes it runs the store's
 bounded integrity check: a damaged store is refused (DatabaseDamagedError) rather than
@@ -38,6 +39,7 @@ from memory_app.domain.records import MaintenanceRunRecord, MemoryRecord
 from memory_app.maintenance import consolidation, reindex, summarization
 from memory_app.operations.common import ServiceState, new_group
 from memory_app.store import maintenance as store
+from memory_app.store import summaries as summary_store
 from memory_app.store.errors import DatabaseDamagedError
 
 log = logging.getLogger(__name__)
@@ -179,7 +181,22 @@ class MaintenanceOperations(ServiceState):
             job.report(0, 0, "Refreshing decay factors")
             with self.db.writing() as session:
                 figures["decay_refreshed"] = store.refresh_decay(session, self.clock())
+        figures.update(self._rebuild_summaries(dry_run=dry_run, job=job))
         return figures, merges
+
+    def _rebuild_summaries(self, *, dry_run: bool, job: JobState) -> dict[str, int]:
+        """Write the summaries an import never got to (killed after its last transcript
+        committed, before the summaries) or that fell behind their memories: only
+        changes refresh summaries otherwise, so nothing else would ever write them."""
+        job.check()
+        job.report(0, 0, "Checking the category summaries")
+        if dry_run:
+            with self.db.reading() as session:
+                return {"summaries_to_rebuild": len(summary_store.stale_categories(session))}
+        with self.db.writing() as session:
+            keys = summary_store.stale_categories(session)
+            self._refresh_summaries(session, keys)  # type: ignore[attr-defined]
+        return {"summaries_rebuilt": len(keys)}
 
     def _weekly(self, *, dry_run: bool, job: JobState) -> tuple[dict[str, Any], list]:
         now = self.clock()

@@ -19,6 +19,7 @@ from memory_app.domain.gates import (
     truncate_for_extraction,
 )
 from memory_app.domain.jobs import JobCancelled, JobState
+from memory_app.domain.possible_secrets import masked, possible_secret
 from memory_app.domain.records import (
     ImportReport,
     MemorizeResult,
@@ -47,6 +48,7 @@ from memory_app.operations.common import (
     new_group,
     usage_fields,
 )
+from memory_app.store import pending
 from memory_app.store import repository as repo
 from memory_app.store import summaries as summary_store
 from memory_app.store import usage as usage_store
@@ -56,6 +58,9 @@ from memory_app.store.tables import CategorySummaryRow, MemoryItemRow, ResourceR
 log = logging.getLogger(__name__)
 
 KNOWN_MEMORIES = 60  # existing memories shown to a model extractor, for updates
+# Paid, unusable answers for one pending conversation after which the background stops
+# retrying it (each costs tokens); a person's Retry or a re-import still tries.
+MAX_PAID_FAILURES = 3
 
 
 class MemorizeOperations(ServiceState):
@@ -102,19 +107,32 @@ class MemorizeOperations(ServiceState):
             job.report(len(files), len(files), "Import finished")
         except JobCancelled:
             cancelled = True
+        return self._batch_report(len(files), results, problems, learnt, batch, cancelled, job)
+
+    def _batch_report(
+        self,
+        files: int,
+        results: list[MemorizeResult],
+        problems: list[str],
+        learnt: list[int],
+        batch: str,
+        cancelled: bool,
+        job: JobState,
+    ) -> ImportReport:
+        """Bring the summaries up to date once for a whole batch, then report on it."""
         notes: list[str] = []
         if learnt:
-            # A cancelled import still gets truthful summaries, just not the model's.
+            # A cancelled batch still gets truthful summaries, just not the model's.
             evolve = isinstance(self.extractor, SummaryEvolver) and not cancelled
             if evolve:
-                job.report(len(files), len(files), "Updating category summaries")
+                job.report(files, files, "Updating category summaries")
             notes, _ = self._update_summaries(self._by_category(learnt), batch=batch, evolve=evolve)
         usage = None
         if isinstance(self.extractor, UsageReporter):
             with self.db.reading() as session:
                 usage = usage_store.summary(session, batch=batch)
         return ImportReport(
-            files=len(files),
+            files=files,
             results=tuple(results),
             problems=tuple(problems),
             cancelled=cancelled,
@@ -126,8 +144,9 @@ class MemorizeOperations(ServiceState):
         """Store one conversation as an immutable resource and learn from it.
 
         When the extractor fails (for Claude: an invalid answer after its retries, a
-        rejected key, the API unreachable) the result has status "error" and nothing of
-        the conversation is stored, so importing it again later tries again.
+        rejected key, the API unreachable) the conversation is stored all the same, with
+        status "pending" and the reason, and no memories: failing open never loses it.
+        `retry_pending`, the GUI's Retry and importing it again extract it later.
         """
         return self._memorize(transcript, update_summaries=update_summaries, batch=None)
 
@@ -146,6 +165,11 @@ class MemorizeOperations(ServiceState):
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         with self.db.reading() as session:
             existing = repo.resource_by_hash(session, digest)
+        if existing is not None and existing.id is not None and existing.status == pending.PENDING:
+            # Kept when its extraction failed: importing it again is a retry, not a copy.
+            return self._extract_stored(
+                existing.id, update_summaries=update_summaries, batch=batch, source=source
+            )
         if existing is not None:
             return MemorizeResult(
                 "skipped",
@@ -156,10 +180,6 @@ class MemorizeOperations(ServiceState):
         with self.db.reading() as session:
             known = repo.categories(session)
         extracted, failure, spent = self._run_extractor(clean, known)
-        if failure is not None:
-            with self.db.writing() as session:  # the tokens were spent all the same
-                self._record_usage(session, spent, None, source, batch)
-            return MemorizeResult("error", source, reason=failure, **usage_fields(spent))
         with self.db.writing() as session:
             if repo.resource_by_hash(session, digest) is not None:  # imported meanwhile
                 self._record_usage(session, spent, None, source, batch)
@@ -171,29 +191,91 @@ class MemorizeOperations(ServiceState):
                 spans,
                 digest,
                 redactions=len(findings),
-                extractor=self.extractor.name,
+                extractor=None if failure is not None else self.extractor.name,
             )
+            self._record_usage(session, spent, resource.id, source, batch)  # spent either way
+            if failure is not None:
+                return self._keep_pending(
+                    session, resource, failure, source, spent, redactions=len(findings)
+                )
             learnt = self._learn(session, extracted, clean, resource, known, "memorize")
-            self._record_usage(session, spent, resource.id, source, batch)
             deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
         learnt.conflicts = self._detect_quietly(learnt.added)
         return self._result(source, resource.id, learnt, deferred, spent, batch, len(findings))
 
     def reextract(self, resource_id: int) -> MemorizeResult:
         """Run the current extractor again over a stored conversation (the GUI's "Extract
-        with Claude" on a conversation the offline rules already read).
+        with Claude" on a conversation the offline rules already read, and its Retry on a
+        pending one).
 
         The conversation itself is not changed: new memories are added with it as their
         source, ones already known are reinforced, forgotten ones stay forgotten, and the
-        touched summaries are updated (evolved, with a model). On failure nothing changes.
+        touched summaries are updated (evolved, with a model). A pending conversation
+        becomes memorized; on failure it stays pending with the new reason, and any other
+        conversation is left as it was.
         """
+        return self._extract_stored(resource_id, update_summaries=True, batch=None)
+
+    def pending_ids(self, *, automatic: bool = False) -> list[int]:
+        """The conversations kept while their extraction failed, oldest first. With
+        `automatic`, those whose answers were paid for and unusable MAX_PAID_FAILURES
+        times are left out: the background must not pay for them again and again."""
+        with self.db.reading() as session:
+            ids = pending.pending_ids(session)
+            if automatic:
+                ids = [i for i in ids if pending.paid_failures(session, i) < MAX_PAID_FAILURES]
+            return ids
+
+    def retry_pending(
+        self, *, automatic: bool = False, job: JobState | None = None
+    ) -> ImportReport:
+        """Extract every pending conversation again with the current extractor (the
+        scheduler's hourly retry with `automatic`, `memory-app retry`). Each one that
+        works becomes memorized with its memories; one that fails again stays pending
+        with the new reason. Summaries are updated once at the end, as after an import."""
+        job = job or JobState()
+        begin = getattr(self.extractor, "begin_import", None)
+        if begin is not None:  # an API found unreachable earlier is asked again
+            begin()
+        ids = self.pending_ids(automatic=automatic)
+        batch = new_group("retry")
+        results: list[MemorizeResult] = []
+        learnt: list[int] = []
+        cancelled = False
+        try:
+            for index, ident in enumerate(ids):
+                job.check()
+                job.report(index, len(ids), f"Extracting conversation #{ident} again")
+                try:
+                    result = self._extract_stored(ident, update_summaries=False, batch=batch)
+                except NotFoundError:
+                    continue  # deleted meanwhile
+                learnt += [*result.items_added, *result.items_reinforced]
+                results.append(result)
+            job.report(len(ids), len(ids), "Retry finished")
+        except JobCancelled:
+            cancelled = True
+        return self._batch_report(len(ids), results, [], learnt, batch, cancelled, job)
+
+    def _extract_stored(
+        self,
+        resource_id: int,
+        *,
+        update_summaries: bool,
+        batch: str | None,
+        source: str | None = None,
+    ) -> MemorizeResult:
         with self.db.reading() as session:
             row = session.get(ResourceRow, resource_id)
             if row is None:
                 raise NotFoundError("conversation", resource_id)
             transcript = repo.stored_transcript(session, row)
             known = repo.categories(session)
-        source = f"conversation #{resource_id}"
+            redactions = row.redaction_count
+            kind = "memorize" if row.status == pending.PENDING else "reextract"
+            if source is None:
+                named = row.source_path or row.title
+                source = f"conversation #{resource_id}" + (f" ({named})" if named else "")
         if transcript.is_sidechain:
             return MemorizeResult(
                 "skipped",
@@ -203,8 +285,16 @@ class MemorizeOperations(ServiceState):
             )
         extracted, failure, spent = self._run_extractor(transcript, known)
         with self.db.writing() as session:
+            resource = session.get(ResourceRow, resource_id)
+            if resource is None:  # deleted meanwhile
+                raise NotFoundError("conversation", resource_id)
+            self._record_usage(session, spent, resource_id, source, batch)
+            was_pending = resource.status == pending.PENDING
+            if failure is not None and was_pending:
+                return self._keep_pending(
+                    session, resource, failure, source, spent, redactions=redactions
+                )
             if failure is not None:
-                self._record_usage(session, spent, resource_id, source, None)
                 return MemorizeResult(
                     "error",
                     source,
@@ -212,14 +302,43 @@ class MemorizeOperations(ServiceState):
                     resource_id=resource_id,
                     **usage_fields(spent),
                 )
-            resource = session.get(ResourceRow, resource_id)
-            if resource is None:  # deleted meanwhile
-                raise NotFoundError("conversation", resource_id)
-            learnt = self._learn(session, extracted, transcript, resource, known, "reextract")
-            self._record_usage(session, spent, resource_id, source, None)
-            deferred = self._write_summaries(session, learnt.touched, known, True)
+            learnt = self._learn(session, extracted, transcript, resource, known, kind)
+            if was_pending:
+                pending.mark_memorized(session, resource, self.extractor.name)
+            deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
         learnt.conflicts = self._detect_quietly(learnt.added)
-        return self._result(source, resource_id, learnt, deferred, spent, None, 0)
+        return self._result(
+            source, resource_id, learnt, deferred, spent, batch, redactions if was_pending else 0
+        )
+
+    def _keep_pending(
+        self,
+        session: Session,
+        resource: ResourceRow,
+        failure: str,
+        source: str,
+        spent: list[CallUsage],
+        *,
+        redactions: int,
+    ) -> MemorizeResult:
+        """Mark a stored conversation pending with why its extraction failed (inside the
+        caller's transaction, after its usage was recorded)."""
+        reason = failure
+        paid = pending.paid_failures(session, resource.id or 0)
+        if paid >= MAX_PAID_FAILURES:
+            reason += (
+                f"; {paid} answers were paid for and unusable, so it is no longer retried "
+                "automatically (Retry in Sources, or `memory-app retry`)"
+            )
+        pending.mark_pending(session, resource, reason)
+        return MemorizeResult(
+            "pending",
+            source,
+            reason=reason,
+            resource_id=resource.id,
+            redactions=redactions,
+            **usage_fields(spent),
+        )
 
     def _run_extractor(
         self, clean: Transcript, known: list[Category]
@@ -429,7 +548,12 @@ class MemorizeOperations(ServiceState):
             last_seen_at=now,
             valid_from=valid_from,
         )
+        suspect = possible_secret(content)
+        if suspect is not None:
+            row.status = "held"  # until a person keeps or removes it
         repo.add_item(session, row, actor="extractor", group_id=group)
+        if suspect is not None:
+            log.warning("memory #%s held for review: possible secret %s", row.id, masked(suspect))
         return "added", row.id or 0, category.key
 
     # -- category summaries -----------------------------------------------------------

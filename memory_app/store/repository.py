@@ -176,6 +176,7 @@ def resource_record(session: Session, row: ResourceRow) -> ResourceRecord:
         turn_count=row.turn_count,
         redaction_count=row.redaction_count,
         status=row.status,
+        status_reason=row.status_reason,
         item_count=items,
     )
 
@@ -489,14 +490,67 @@ def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
             continue
         row = get_item(session, event.item_id)
         if event.before is None:  # the change created the item: undoing it forgets it
-            restored = {"status": "deleted"}
+            restored: dict[str, Any] = {"status": "deleted"}
         else:
-            restored = {k: _restore_value(k, v) for k, v in event.before.items()}
+            restored = reverted(event.before, event.after or {}, snapshot(row))
         change_item(
             session, row, restored, actor=actor, action="undo", group_id=undo_id, note=group_id
         )
         touched.append(event.item_id)
     return touched
+
+
+def group_categories(session: Session, group_id: str) -> set[str]:
+    """Every category a group's item changes moved items out of or into, so undoing it
+    can refresh the summaries of both sides of a move."""
+    events = session.exec(
+        select(AuditEventRow).where(
+            AuditEventRow.group_id == group_id, col(AuditEventRow.item_id).is_not(None)
+        )
+    ).all()
+    return {
+        snap["category"]
+        for e in events
+        for snap in (e.before, e.after)
+        if snap and isinstance(snap.get("category"), str)
+    }
+
+
+def reverted(
+    before: dict[str, Any], after: dict[str, Any], current: dict[str, Any]
+) -> dict[str, Any]:
+    """The values that undo one change without losing later ones (a three-way merge).
+
+    A field still as the change left it goes back to its old value; a field changed
+    since keeps today's value, since that later change (an edit after a merge, say) was
+    made by someone on purpose. Two fields combine instead: a counter drops only what
+    the change added, and tags lose only the ones it added. With nothing changed since,
+    the item comes back exactly, `updated_at` included; otherwise `updated_at` is now.
+    """
+    out: dict[str, Any] = {}
+    later = False
+    for name, old in before.items():
+        if name == "updated_at" or name not in current:
+            continue
+        new, now = after.get(name), current[name]
+        if _same(name, now, new):
+            out[name] = _restore_value(name, old)
+            continue
+        later = True
+        if name == "reinforcement_count" and all(isinstance(v, int) for v in (old, new, now)):
+            out[name] = max(0, now - (new - old))
+        elif name == "tags" and all(isinstance(v, list) for v in (old, new, now)):
+            out[name] = sorted((set(now) - (set(new) - set(old))) | (set(old) - set(new)))
+        else:
+            out[name] = _restore_value(name, now)
+    if not later and "updated_at" in before:
+        out["updated_at"] = _restore_value("updated_at", before["updated_at"])
+    return out
+
+
+def _same(name: str, a: Any, b: Any) -> bool:
+    """Equal as values: the same moment written in another zone is the same time."""
+    return _restore_value(name, a) == _restore_value(name, b)
 
 
 # A conflict's fields that a resolution changes; its audit events snapshot these.

@@ -155,3 +155,31 @@ def strongest_new(session: Session, item_ids: Sequence[int], limit: int) -> list
         reverse=True,
     )
     return records[:limit]
+
+
+def stale_categories(session: Session) -> list[str]:
+    """Categories whose summary is missing though they hold active memories, or older
+    than their newest memory change: what a process killed between storing memories and
+    writing summaries leaves behind, for maintenance to rebuild."""
+    newest = dict(
+        session.exec(
+            select(MemoryItemRow.category, func.max(MemoryItemRow.updated_at)).group_by(
+                col(MemoryItemRow.category)
+            )
+        ).all()
+    )
+    active = set(
+        session.exec(
+            select(MemoryItemRow.category).where(MemoryItemRow.status == "active").distinct()
+        ).all()
+    )
+    stale = []
+    for category in repo.categories(session):
+        current = repo.summary(session, category.key)
+        changed = repo.as_time(newest.get(category.key))
+        if current is None:
+            if category.key in active:
+                stale.append(category.key)
+        elif changed is not None and changed > current.updated_at:
+            stale.append(category.key)
+    return stale

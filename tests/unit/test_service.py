@@ -154,13 +154,17 @@ def test_low_confidence_and_invalid_items_are_dropped(settings: Settings) -> Non
         svc.close()
 
 
-def test_a_failing_extractor_stores_nothing_and_says_why(settings: Settings) -> None:
+def test_a_failing_extractor_keeps_the_conversation_pending_and_says_why(
+    settings: Settings,
+) -> None:
     svc = MemoryService.open(settings, ScriptedExtractor(fail_with=RuntimeError("boom")))
     try:
         result = svc.memorize(ASYNC_CHAT)
-        assert result.status == "error"
+        assert result.status == "pending"
         assert result.reason == "scripted extractor failed: boom"
-        assert svc.get_stats().resources == 0  # a later retry is not a "duplicate"
+        assert (svc.get_stats().resources, svc.get_stats().items) == (1, 0)
+        (record,) = svc.resources()
+        assert (record.status, record.status_reason) == ("pending", result.reason)
     finally:
         svc.close()
 
@@ -214,6 +218,22 @@ def test_editing_validates_every_field(service: MemoryService) -> None:
     restored = service.get_item(item.id)
     assert restored.category == "coding_preferences" and not restored.pinned
     assert restored.content == item.content
+
+
+def test_undoing_a_move_refreshes_the_summaries_of_both_categories(
+    service: MemoryService,
+) -> None:
+    # Issue 15: undo refreshed only the category the memory went back to, so the one it
+    # had been moved into kept citing it.
+    service.memorize(ASYNC_CHAT)
+    (item,) = service.list_items()
+    service.edit_item(item.id, category="project_conventions")
+    assert "async/await" in service.get_category("project_conventions").summary_markdown
+    assert service.undo() == [item.id]
+    left = service.get_category("project_conventions").summary_markdown
+    assert "async/await" not in left and "**Item Count:** 0" in left
+    back = service.get_category("coding_preferences").summary_markdown
+    assert "async/await" in back and "**Item Count:** 1" in back
 
 
 def test_unknown_ids_and_categories_give_clear_errors(service: MemoryService) -> None:

@@ -138,6 +138,8 @@ class ResourceTableModel(QAbstractTableModel):
             return record.branch or ""
         if column == TURNS:
             return f"{record.turn_count:,}"
+        if record.status == "pending":
+            return "pending"  # kept while its extraction failed: none yet, not "0"
         return f"{record.item_count:,}"
 
     @staticmethod
@@ -153,6 +155,8 @@ class ResourceTableModel(QAbstractTableModel):
 
     @staticmethod
     def _tooltip(record: ResourceRecord, column: int) -> str | None:
+        if column == MEMORIES and record.status == "pending":
+            return f"Extraction pending: {record.status_reason or 'the extractor failed'}"
         if column == PROJECT:
             return record.project or None
         if column == TITLE:

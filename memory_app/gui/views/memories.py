@@ -57,6 +57,7 @@ from memory_app.gui.widgets.scroll_page import scroll_page
 SEARCH_DEBOUNCE_MS = 0
 STATUS_CHOICES = (
     ("Active", ("active",)),
+    ("Held for review", ("held",)),
     ("Archived", ("archived",)),
     ("Superseded", ("superseded",)),
     ("Deleted", ("deleted",)),
@@ -194,8 +195,22 @@ class MemoriesView(View):
         self.pin_button.clicked.connect(lambda: self.bulk_pin(True))
         self.unpin_button.clicked.connect(lambda: self.bulk_pin(False))
         self.delete_button.clicked.connect(self.delete_selected)
+        # A memory held back for a possible secret: Keep releases it, Delete removes it.
+        self.keep_button = QPushButton("Keep", panel)
+        self.keep_button.setToolTip(
+            "Release the selected memories held for review (a possible secret): they join "
+            "the context and exports"
+        )
+        self.keep_button.clicked.connect(self.keep_selected)
+        self.keep_button.setVisible(False)
         bulk.addWidget(self.selection_label, 1)
-        for widget in (self.pin_button, self.unpin_button, self.move_button, self.delete_button):
+        for widget in (
+            self.keep_button,
+            self.pin_button,
+            self.unpin_button,
+            self.move_button,
+            self.delete_button,
+        ):
             bulk.addWidget(widget)
         layout.addLayout(bulk)
 
@@ -437,6 +452,7 @@ class MemoriesView(View):
         self.selection_label.setText(f"{count} selected" if count else "")
         for widget in (self.pin_button, self.unpin_button, self.move_button, self.delete_button):
             widget.setEnabled(count > 0)
+        self.keep_button.setVisible(any(r.status == "held" for r in records))
         if count == 1:
             self.context.spawn(self._show_item(records[0].id))
         elif count > 1:
@@ -484,6 +500,11 @@ class MemoriesView(View):
         ids = [r.id for r in self.selected_records()]
         if ids:
             self.context.spawn(self._bulk(ids, "delete", {"status": "deleted"}, "Deleted"))
+
+    def keep_selected(self) -> None:
+        ids = [r.id for r in self.selected_records() if r.status == "held"]
+        if ids:
+            self.context.spawn(self._bulk(ids, "keep", {"status": "active"}, "Kept"))
 
     def bulk_pin(self, pinned: bool) -> None:
         ids = [r.id for r in self.selected_records()]

@@ -61,6 +61,7 @@ from memory_app.domain.records import (
     ResourceRecord,
     TurnRecord,
 )
+from memory_app.domain.redaction import removed_secrets
 from memory_app.extract.base import ExtractorError
 from memory_app.gui.context import AppContext
 from memory_app.gui.extractor_choice import claude_extractor
@@ -128,6 +129,7 @@ class ReaderColours:
     focused: str  # the turns navigated to: Highlight, stronger
     tool: str  # the background of tool calls and output
     redaction: str
+    pending: str  # the note on a conversation whose extraction is pending
     monospace: str
 
     @classmethod
@@ -143,6 +145,7 @@ class ReaderColours:
             focused=_mix(base, highlight, 0.38 if not dark else 0.5).name(),
             tool=_mix(base, text, 0.05 if not dark else 0.08).name(),
             redaction=_mix(base, QColor("#f0a800"), 0.45).name(),
+            pending=_mix(base, QColor("#d98c00"), 0.16 if not dark else 0.26).name(),
             monospace=QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family(),
         )
 
@@ -257,19 +260,37 @@ def _header_html(conversation: Conversation, colours: ReaderColours) -> str:
     counts = [
         _plural(record.turn_count, "turn"),
         _plural(record.item_count, "memory", "memories"),
-        _plural(record.redaction_count, "redaction"),
     ]
+    removed = removed_secrets(conversation.text)  # "3 secrets removed: 2 AWS keys, ..."
+    if removed:
+        counts.append(html.escape(removed))
     parts = [
         f'<h2 style="margin-bottom:4px">{html.escape(resource_title(record))}</h2>',
         f'<p style="color:{colours.muted}; margin-top:0; margin-bottom:0">{" · ".join(facts)}</p>',
         f'<p style="color:{colours.muted}; margin-top:2px">{" · ".join(counts)}</p>',
     ]
+    if record.status == "pending":
+        parts.append(_pending_html(record, colours))
     loose = [m for m in conversation.memories if m.turn_start is None]
     if loose:
         parts.append(f"<p>{_memory_links(loose, colours)}</p>")
     if not conversation.turns:
         parts.append(f'<p style="color:{colours.muted}">This conversation has no turns.</p>')
     return "".join(parts)
+
+
+def _pending_html(record: ResourceRecord, colours: ReaderColours) -> str:
+    """Why a kept conversation has no memories yet, and a link to try again now."""
+    reason = html.escape(record.status_reason or "the extractor failed")
+    return (
+        f'<table width="100%" cellspacing="0" cellpadding="8" bgcolor="{colours.pending}"'
+        f' style="margin-top:6px; margin-bottom:4px"><tr><td>'
+        f'<p style="margin:0"><b>Extraction pending:</b> {reason}</p>'
+        f'<p style="margin-top:4px; margin-bottom:0; color:{colours.muted}">'
+        "The conversation is kept; no memories were taken from it yet. "
+        f'<a href="retry:{record.id}">Retry now</a></p>'
+        "</td></tr></table>"
+    )
 
 
 def _memory_links(memories: Sequence[MemoryRecord], colours: ReaderColours) -> str:
@@ -357,6 +378,8 @@ def summarize_report(report: ImportReport) -> str:
     parts.append(f"{len(report.skipped):,} skipped")
     if report.errors:
         parts.append(_plural(len(report.errors), "error"))
+    if report.pending:
+        parts.append(f"{len(report.pending):,} pending (extraction failed, kept, will retry)")
     if report.problems:
         parts.append(_plural(len(report.problems), "unreadable line"))
     if report.cancelled:
@@ -416,6 +439,7 @@ class ImportResultBar(QFrame):
         rows: list[tuple[str, str, str]] = []
         rows += [("Skipped", r.source, r.reason or "") for r in report.skipped]
         rows += [("Error", r.source, r.reason or "") for r in report.errors]
+        rows += [("Pending", r.source, r.reason or "") for r in report.pending]
         for problem in report.problems:
             match = _PROBLEM.match(problem)
             where, why = (match["where"], match["message"]) if match else (problem, "")
@@ -431,7 +455,7 @@ class ImportResultBar(QFrame):
         for column in range(2):
             self.details.resizeColumnToContents(column)
         self._fit_details(len(rows))
-        kind = self.WARNING if report.errors or report.problems else self.INFO
+        kind = self.WARNING if report.errors or report.pending or report.problems else self.INFO
         self._show(summarize_report(report), kind, has_details=bool(rows))
 
     def _fit_details(self, rows: int) -> None:
@@ -477,6 +501,26 @@ class ImportResultBar(QFrame):
         )
         if sheet != self.styleSheet():
             self.setStyleSheet(sheet)
+
+
+def _reextract_work(
+    service: MemoryService, ids: Sequence[int], doing: str
+) -> Callable[[JobState], ImportReport]:
+    """A job running `service.reextract` over conversations, reported like an import."""
+
+    def work(job: JobState) -> ImportReport:
+        results = []
+        for done, ident in enumerate(ids):
+            if job.cancelled:
+                break
+            job.report(done, len(ids), f"{doing} #{ident}")
+            results.append(service.reextract(ident))
+        job.report(len(results), len(ids), "Extraction finished")
+        return ImportReport(
+            files=len(ids), results=tuple(results), cancelled=len(results) < len(ids)
+        )
+
+    return work
 
 
 class _ProgressBridge(QObject):
@@ -547,6 +591,13 @@ class SourcesView(View):
         )
         self.extract_button.clicked.connect(self.extract_with_claude)
         self.extract_button.setEnabled(False)
+        self.retry_button = QPushButton("Retry Extraction", self)
+        self.retry_button.setToolTip(
+            "Extract the selected conversation again now: its extraction failed (the API "
+            "was down or answered badly), so it was kept without memories"
+        )
+        self.retry_button.clicked.connect(self.retry_extraction)
+        self.retry_button.hide()
         self.progress_label = QLabel(self)
         self.progress_label.setObjectName("importProgressText")
         self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -566,6 +617,7 @@ class SourcesView(View):
         toolbar.addWidget(self.import_files_button)
         toolbar.addWidget(self.import_folder_button)
         toolbar.addWidget(self.extract_button)
+        toolbar.addWidget(self.retry_button)
         toolbar.addStretch(1)
         toolbar.addWidget(self.progress_label, 1)
         toolbar.addWidget(self.progress_bar)
@@ -737,6 +789,7 @@ class SourcesView(View):
                 self._show_hint()
         finally:
             self._resetting = False
+        self._show_retry(self.selected_resource())  # its status may have changed
         self._update_count()
 
     def _fit_columns(self) -> None:
@@ -808,6 +861,7 @@ class SourcesView(View):
             return
         record = self.selected_resource()
         self.extract_button.setEnabled(record is not None and not self.importing)
+        self._show_retry(record)
         # Nothing selected (the filter hid the row): the reader keeps what it shows.
         if record is not None and record.id != self._reader_id:
             self._open(record.id, None)
@@ -906,6 +960,8 @@ class SourcesView(View):
             return
         if scheme == "memory":
             self.context.events.navigate.emit("memories", int(target))
+        elif scheme == "retry":
+            self.retry_conversation(int(target))
         elif scheme in ("expand", "collapse") and self._reader is not None:
             if scheme == "expand":
                 self._reader.expanded.add(int(target))
@@ -977,22 +1033,28 @@ class SourcesView(View):
             self.context.status.fail(message)
             self.result_bar.show_error(message)
             return None
-        db, ids = self.context.service.db, [resource.id]
-
-        def work(job: JobState) -> ImportReport:
-            claude = MemoryService(db, extractor)  # the same store, read by Claude
-            results = []
-            for done, ident in enumerate(ids):
-                if job.cancelled:
-                    break
-                job.report(done, len(ids), f"Claude is reading conversation #{ident}")
-                results.append(claude.reextract(ident))
-            job.report(len(results), len(ids), "Extraction finished")
-            return ImportReport(
-                files=len(ids), results=tuple(results), cancelled=len(results) < len(ids)
-            )
-
+        claude = MemoryService(self.context.service.db, extractor)  # the same store
+        work = _reextract_work(claude, [resource.id], "Claude is reading conversation")
         return self.context.spawn(self._import([], work=work, label="Extracting with Claude"))
+
+    def retry_extraction(self) -> Any:
+        """Extract the selected pending conversation again now (the Retry button)."""
+        resource = self.selected_resource()
+        if resource is None or resource.status != "pending":
+            return None
+        return self.retry_conversation(resource.id)
+
+    def retry_conversation(self, resource_id: int) -> Any:
+        """Extract a pending conversation again now with the extractor in use: the same
+        job as "Extract with Claude" (it stays pending, with the new reason, on failure)."""
+        if self.importing:
+            return None
+        work = _reextract_work(self.context.service, [resource_id], "Extracting conversation")
+        return self.context.spawn(self._import([], work=work, label="Retrying extraction"))
+
+    def _show_retry(self, record: ResourceRecord | None) -> None:
+        self.retry_button.setVisible(record is not None and record.status == "pending")
+        self.retry_button.setEnabled(not self.importing)
 
     async def _import(
         self,
@@ -1066,6 +1128,7 @@ class SourcesView(View):
         self.cancel_button.setEnabled(running)
         chosen = hasattr(self, "table") and self.selected_resource() is not None
         self.extract_button.setEnabled(not running and chosen)
+        self.retry_button.setEnabled(not running)
         if not running:
             self.progress_label.clear()
             self.progress_label.setToolTip("")

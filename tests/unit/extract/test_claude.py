@@ -172,7 +172,7 @@ INVALID_ANSWERS = {
 
 
 @pytest.mark.parametrize("answer", INVALID_ANSWERS.values(), ids=INVALID_ANSWERS.keys())
-def test_an_invalid_answer_is_retried_twice_then_the_run_fails_storing_nothing(
+def test_an_invalid_answer_is_retried_twice_then_the_conversation_is_kept_pending(
     open_service: Any, answer: object
 ) -> None:
     api = FakeMessagesAPI(answer)  # type: ignore[arg-type]
@@ -181,9 +181,9 @@ def test_an_invalid_answer_is_retried_twice_then_the_run_fails_storing_nothing(
     result = service.memorize(RETRY_CHAT)
 
     assert api.calls == 3
-    assert result.status == "error"
+    assert result.status == "pending"
     assert "not valid after 3 attempts" in (result.reason or "")
-    assert stored_counts(service) == (0, 0)
+    assert stored_counts(service) == (1, 0)  # the conversation, no memories
     # Each retry tells the model what was wrong with its previous answer.
     assert "Previous Answer Rejected" not in api.prompts()[0]
     assert all("Previous Answer Rejected" in p for p in api.prompts()[1:])
@@ -191,10 +191,11 @@ def test_an_invalid_answer_is_retried_twice_then_the_run_fails_storing_nothing(
     usage = service.usage()
     assert (usage.runs, usage.errors, usage.requests, usage.input_tokens) == (1, 1, 3, 3000)
 
-    # Nothing was stored, so importing the conversation again works.
+    # Importing the conversation again extracts the kept one, without a copy.
     service.extractor = make_claude(FakeMessagesAPI(GOOD))
     again = service.memorize(RETRY_CHAT)
     assert again.status == "success" and len(again.items_added) == 2
+    assert again.resource_id == result.resource_id and stored_counts(service) == (1, 2)
 
 
 def test_an_answer_that_becomes_valid_on_retry_is_used(open_service: Any) -> None:
@@ -233,10 +234,10 @@ def test_transport_failures_are_retried_then_fail_open_with_a_clear_reason(
     service = open_service(api, max_retries=1)
     result = service.memorize(RETRY_CHAT)
     assert api.calls == 2  # the first try and the SDK's one retry
-    assert result.status == "error"
+    assert result.status == "pending"
     assert words in (result.reason or "")
-    assert "nothing was stored" in (result.reason or "")
-    assert stored_counts(service) == (0, 0)
+    assert "nothing was stored" not in (result.reason or "")  # it was: kept pending
+    assert stored_counts(service) == (1, 0)
 
 
 def test_a_rejected_key_says_invalid_api_key_and_stops_asking(open_service: Any) -> None:
@@ -246,7 +247,7 @@ def test_a_rejected_key_says_invalid_api_key_and_stops_asking(open_service: Any)
     first = service.memorize(RETRY_CHAT)
     second = service.memorize(PNPM_CHAT)
 
-    assert first.status == second.status == "error"
+    assert first.status == second.status == "pending"
     assert "invalid API key" in (first.reason or "")
     assert "HTTP 401" in (first.reason or "")
     assert api.calls == 1  # a 401 is not retried, and the next conversation is not sent
@@ -263,12 +264,12 @@ def test_a_timeout_keeps_the_previous_category_state(open_service: Any) -> None:
     api.replies = [httpx2.ReadTimeout("timed out")]
     result = service.memorize(PNPM_CHAT)
 
-    assert result.status == "error"
+    assert result.status == "pending"
     assert "timed out" in (result.reason or "")
     after = service.get_category("coding_preferences")
     assert after.summary_markdown == before.summary_markdown
     assert after.items == before.items
-    assert stored_counts(service) == counts
+    assert stored_counts(service) == (counts[0] + 1, counts[1])  # kept, nothing learnt
     assert api.calls == 1 + 2
 
 
@@ -290,9 +291,9 @@ def test_the_import_of_other_files_continues_after_a_failure(
 
     report = service.import_paths([folder])
 
-    assert [r.status for r in report.results] == ["error", "success"]
-    assert "overloaded" in (report.errors[0].reason or "")
-    assert report.resources_added == 1 and report.items_added == 1
+    assert [r.status for r in report.results] == ["pending", "success"]
+    assert "overloaded" in (report.pending[0].reason or "") and report.errors == []
+    assert report.resources_added == 2 and report.items_added == 1
     assert report.usage is not None
     assert (report.usage.runs, report.usage.errors) == (2, 1)
     assert report.to_json()["usage"]["runs"] == 2
@@ -548,7 +549,7 @@ def test_the_key_never_appears_in_errors_logs_or_the_store(
     finally:
         service.close()
 
-    assert result.status == "error" and result.reason
+    assert result.status == "pending" and result.reason
     if "HTTP 40" in result.reason and "HTTP 401" not in result.reason:
         assert "[api key]" in result.reason  # the API's own words, with the key masked
     for text in (result.reason or "", str(result.to_json()), repr(extractor), caplog.text):

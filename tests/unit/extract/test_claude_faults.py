@@ -160,12 +160,11 @@ def test_a_body_that_is_not_a_messages_response_fails_the_run_clearly(
 
     result = service.memorize(CHAT)
 
-    assert result.status == "error"
+    assert result.status == "pending"
     assert NOT_A_MESSAGE + words in (result.reason or "")
-    assert "nothing was stored" in (result.reason or "")
     assert api.calls == 1  # neither the SDK nor the extractor asks again
     stats = service.get_stats()
-    assert (stats.resources, stats.items) == (0, 0)
+    assert (stats.resources, stats.items) == (1, 0)  # kept, to be extracted later
     (run,) = service.extraction_runs()
     assert run.status == "error" and run.kind == "extract"
     assert NOT_A_MESSAGE + words in (run.error or "")
@@ -176,7 +175,7 @@ def test_a_web_page_instead_of_json_is_named_as_such(open_service: Any) -> None:
     page = httpx2.Response(200, text="<html>Sign in to the Wi-Fi</html>")
     service = open_service(make_claude(FakeMessagesAPI(page)))
     result = service.memorize(CHAT)
-    assert result.status == "error"
+    assert result.status == "pending"
     assert NOT_A_MESSAGE + "it is text, not a message object: <html>Sign in" in (
         result.reason or ""
     )
@@ -202,11 +201,11 @@ def test_a_dead_server_costs_one_conversation_then_the_import_skips_it(
 
     assert loopback.requests == 2  # the first conversation: one try and one SDK retry
     first, *rest = report.results
-    assert [r.status for r in report.results] == ["error"] * 3
+    assert [r.status for r in report.results] == ["pending"] * 3
     assert "timed out after 1 retry" in (first.reason or "")
     for result in rest:
         assert "Anthropic API unreachable, skipped" in (result.reason or "")
-    assert service.get_stats().resources == 0
+    assert service.get_stats().resources == 3  # kept, none learnt from
     (run,) = service.extraction_runs()  # the skipped ones sent nothing, so cost nothing
     assert run.status == "error" and "timed out" in (run.error or "")
 
@@ -215,6 +214,7 @@ def test_a_dead_server_costs_one_conversation_then_the_import_skips_it(
     again = service.import_paths([folder])
     assert [r.status for r in again.results] == ["success"] * 3
     assert loopback.requests == 2 + 3
+    assert service.get_stats().resources == 3  # the kept ones, extracted: no copies
 
 
 def test_chunks_queued_behind_a_dead_server_are_not_sent(
@@ -232,7 +232,7 @@ def test_chunks_queued_behind_a_dead_server_are_not_sent(
 
     result = service.memorize(chat)
 
-    assert result.status == "error" and "timed out" in (result.reason or "")
+    assert result.status == "pending" and "timed out" in (result.reason or "")
     assert loopback.requests == 2 * 2  # the two chunks in flight, each tried twice
     (run,) = service.extraction_runs()
     assert run.status == "error"

@@ -199,6 +199,47 @@ def test_undo_of_an_applied_changeset_restores_the_store_exactly(
     assert {c.decision for c in service.maintenance_changes(decisions=("undone",))} == {"undone"}
 
 
+def test_undoing_a_merge_brings_both_memories_back_as_they_were(
+    service: MemoryService, store: dict[str, int]
+) -> None:
+    ids = (store["keep"], store["dup"])
+    before = [service.get_item(i) for i in ids]
+    run = service.run_maintenance("nightly")
+    assert run.group_id and service.get_item(store["dup"]).status == "superseded"
+    assert sorted(service.undo_maintenance(run.group_id)) == sorted(ids)
+    for old, new in zip(before, (service.get_item(i) for i in ids), strict=True):
+        assert new.status == "active" and new.superseded_by is None
+        assert (new.content, new.confidence, new.reinforcement_count, new.tags) == (
+            old.content,
+            old.confidence,
+            old.reinforcement_count,
+            old.tags,
+        )
+        assert new.updated_at == old.updated_at  # nothing changed since: back exactly
+
+
+def test_undoing_a_merge_keeps_a_later_edit_of_the_survivor(
+    service: MemoryService, store: dict[str, int]
+) -> None:
+    # Issue 15: undo put back the survivor's whole snapshot, losing the edit.
+    before = service.get_item(store["keep"])
+    run = service.run_maintenance("nightly")
+    assert run.group_id
+    merged = service.get_item(store["keep"])
+    edited = "Use pytest fixtures for every database test"
+    service.edit_item(store["keep"], content=edited, importance=0.95)
+    service.undo_maintenance(run.group_id)
+    survivor = service.get_item(store["keep"])
+    assert (survivor.content, survivor.importance) == (edited, 0.95)  # the person's edit
+    # What only the merge wrote is undone.
+    assert survivor.reinforcement_count == before.reinforcement_count
+    assert survivor.confidence == before.confidence != merged.confidence
+    assert survivor.tags == before.tags and "testing" in merged.tags
+    assert survivor.updated_at > merged.updated_at
+    dup = service.get_item(store["dup"])
+    assert dup.status == "active" and dup.superseded_by is None
+
+
 def test_rejected_changes_are_not_applied(service: MemoryService, store: dict[str, int]) -> None:
     service.run_maintenance("weekly", dry_run=True)
     proposed = service.maintenance_changes()

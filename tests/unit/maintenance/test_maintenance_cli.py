@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +111,37 @@ def test_a_dry_run_without_json_or_quiet_shows_progress_and_the_report(
     assert code == 0, err
     assert out.startswith("Nightly consolidation (dry run): success")
     assert err.endswith("\n") and "Traceback" not in err
+
+
+def test_a_full_run_rebuilds_summaries_an_interrupted_import_never_wrote(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Issue 15: imports write summaries after the last file; a process killed before
+    # that left them missing, and maintenance only refreshed categories it changed.
+    chat = tmp_path / "style.md"
+    chat.write_text(
+        "User: We always use async/await, never .then() chains.\n\n"
+        "Assistant: Got it, async/await everywhere.\n"
+    )
+    data = tmp_path / "store"
+    assert main(["import", str(chat), "--data-dir", str(data), "--json"]) == 0
+    with sqlite3.connect(data / "memory.db") as conn:
+        written = conn.execute("SELECT category, item_count FROM category_summary").fetchall()
+        conn.execute("DELETE FROM category_summary")
+    conn.close()
+    assert ("coding_preferences", 1) in written
+    capsys.readouterr()
+    code, runs, _ = cli(capsys, data, "maintenance", "run", "full")
+    assert code == 0 and runs[0]["result"]["summaries_rebuilt"] == 1
+    with sqlite3.connect(data / "memory.db") as conn:
+        rebuilt = conn.execute("SELECT category, item_count FROM category_summary").fetchall()
+    conn.close()
+    assert rebuilt == [("coding_preferences", 1)]
+    service = MemoryService.open(resolve_settings(data, env={}))
+    try:
+        assert "async/await" in service.get_category("coding_preferences").summary_markdown
+    finally:
+        service.close()
+    # Nothing is missing any more: the next run rebuilds nothing.
+    _, runs, _ = cli(capsys, data, "maintenance", "run", "nightly")
+    assert runs[0]["result"]["summaries_rebuilt"] == 0
