@@ -20,13 +20,14 @@ run: $(BIN)/memory-app
 test: $(BIN)/memory-app
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	QT_QPA_PLATFORM=offscreen $(BIN)/pytest
 
 bench: $(BIN)/memory-app
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .ruff_cache
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .mypy_cache
 
 # Compile the Designer forms in ui/ into memory_app/gui/forms/ (committed, checked by tests).
 forms: $(BIN)/memory-app

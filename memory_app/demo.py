@@ -198,7 +198,7 @@ def generated_rows(count: int, seed: int = 7, now: datetime | None = None) -> li
     RESTATED_EVERY restates the memory before it, as maintenance would find it."""
     rng = random.Random(seed)
     now = now or datetime.now(UTC)
-    rows = []
+    rows: list[MemoryItemRow] = []
     for n in range(count):
         t1, t2 = rng.sample(TOOLS, 2)
         a1, a2 = rng.sample(AREAS, 2)

@@ -20,9 +20,9 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from io import TextIOWrapper
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
 
 import platformdirs
 
@@ -74,12 +74,13 @@ class RedactingFilter(logging.Filter):
 class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
     """A rotating file only its owner can read: each file is created with mode 0600."""
 
-    def _open(self) -> IO[Any]:
+    def _open(self) -> TextIOWrapper:
         # FileHandler opens with the umask's mode; os.open sets it at creation instead,
-        # for the first file and for each one a rollover starts.
+        # for the first file and for each one a rollover starts. The mode is "a": the file
+        # is opened for appending (a RotatingFileHandler with a size limit always appends).
         fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         os.chmod(self.baseFilename, 0o600)  # a file left by an older version may be looser
-        return open(fd, self.mode, encoding=self.encoding, errors=self.errors)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)
 
 
 def open_log_file(folder: Path) -> PrivateRotatingFileHandler:

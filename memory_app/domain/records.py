@@ -54,7 +54,7 @@ class MemoryRecord:
     conflict_ids: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        return _json_fields(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class ResourceRecord:
     item_count: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        return _json_fields(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class AuditRecord:
     note: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        return _json_fields(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class Stats:
     pinned: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        return _json_fields(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ class MemorizeResult:
     conflicts_found: tuple[int, ...] = ()  # conflicts the new memories opened
 
     def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        return _json_fields(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,11 @@ class ImportReport:
             "usage": self.usage.to_json() if self.usage else None,
             "results": [r.to_json() for r in self.results],
         }
+
+
+def _json_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """A dataclass's `asdict` with datetimes as ISO strings and tuples as lists."""
+    return {k: _jsonable(v) for k, v in fields.items()}
 
 
 def _jsonable(value: Any) -> Any:
@@ -297,7 +302,7 @@ class ConflictRecord:
         return self.status in ("unresolved", "pending_user_review")
 
     def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        return _json_fields(asdict(self))
 
 
 CONFLICT_DECISIONS = (
@@ -332,7 +337,7 @@ class ConflictDetail:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            **_jsonable(asdict(self.record)),
+            **_json_fields(asdict(self.record)),
             "items": [i.to_json() for i in self.items],
             "excerpts": {str(k): v for k, v in self.excerpts.items()},
         }

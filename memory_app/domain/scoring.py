@@ -38,7 +38,8 @@ def usage_decay(
 ) -> float:
     """Seed 003: halves every half-life since last use; each use adds 0.1 (at most 0.5)."""
     _require_positive(half_life_days)
-    base = 0.5 ** (max(days_since_use, 0.0) / half_life_days)
+    # float ** float is typed Any (a negative base gives a complex); the base here is 0.5.
+    base: float = 0.5 ** (max(days_since_use, 0.0) / half_life_days)
     boost = min(max(access_count, 0) * ACCESS_BOOST_PER_USE, MAX_ACCESS_BOOST)
     return min(1.0, base + boost)
 

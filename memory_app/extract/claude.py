@@ -175,6 +175,7 @@ class ClaudeExtractor:
         """Give a key (the client is built from the settings) or a ready client (tests,
         or a caller with its own transport); the key is then read from the client."""
         self.settings = settings or ClaudeSettings()
+        key: ApiKey | None
         if client is None:
             if api_key is None:
                 raise ExtractorError(NO_KEY_MESSAGE)
@@ -428,8 +429,8 @@ class ClaudeExtractor:
         except anthropic.AnthropicError as exc:
             return ConnectionCheck(False, self.model, None, str(self._failure(exc, trip=False)))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            problem = self._not_a_message(_not_json(exc))
-            return ConnectionCheck(False, self.model, None, problem)
+            reason = self._not_a_message(_not_json(exc))
+            return ConnectionCheck(False, self.model, None, reason)
         problem = _message_problem(answer)
         if problem is None and not (isinstance(answer.model, str) and answer.model):
             problem = "it names no `model`"
@@ -610,8 +611,8 @@ def _message_problem(message: object) -> str | None:
     """Why a 200 body is not a Messages response, or None: only what this module reads
     is checked (content blocks, text, usage), so fields the API adds later still pass."""
     if not isinstance(message, anthropic.types.Message):  # the SDK passes these through
-        kind = "text" if isinstance(message, str) else _kind(message)
-        return f"it is {kind}, not a message object{_glimpse(message)}"
+        what = "text" if isinstance(message, str) else _kind(message)
+        return f"it is {what}, not a message object{_glimpse(message)}"
     content = message.content
     if content is None:
         keys = sorted([*(message.model_extra or {}), *_known_keys(message)])

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 
@@ -86,7 +87,7 @@ class ClaudeSettings:
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> ClaudeSettings:
         """Defaults, then MEMORY_APP_CLAUDE_* variables, then explicit overrides."""
         env = os.environ if env is None else env
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}  # each parsed to its field's type; __post_init__ checks
         types = {f.name: f.type for f in fields(cls)}
         for name, variable in ENV_NAMES.items():
             raw = env.get(variable, "").strip()
@@ -103,7 +104,7 @@ class ClaudeSettings:
             except ValueError:
                 raise ValueError(f"{variable}={raw!r} is not a number") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return replace(cls(), **values)  # type: ignore[arg-type]
+        return replace(cls(), **values)
 
 
 ENV_NAMES = {

@@ -56,7 +56,7 @@ class ApiKey:
 
 def _keyring() -> Any | None:
     try:
-        import keyring  # type: ignore[import-not-found]
+        import keyring
     except Exception:  # not installed, or no usable backend on this machine
         return None
     return keyring

@@ -23,6 +23,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
+from types import GenericAlias
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, model_validator
@@ -188,7 +189,9 @@ def extraction_model(keys: tuple[str, ...]) -> type[ExtractionResponseBase]:
         model = ITEM_MODELS.get(key, GenericItem)
         # Keys are data (a person may add "ui-notes"), so fields are named by position and
         # aliased to the key, which is what the JSON uses.
-        fields[f"category_{index}"] = (list[model], Field(default_factory=list, alias=key))
+        # GenericAlias(list, (model,)) is list[model], spelled so for a model held in a variable.
+        items = GenericAlias(list, (model,))
+        fields[f"category_{index}"] = (items, Field(default_factory=list, alias=key))
     return create_model("ExtractionResponse", __base__=ExtractionResponseBase, **fields)
 
 

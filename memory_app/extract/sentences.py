@@ -127,17 +127,17 @@ def strip_injected(text: str) -> str:
     out: list[str] = []
     pos = 0
     while True:
-        match = _OPEN_TAG.search(text, pos)
-        if match is None:
+        opener = _OPEN_TAG.search(text, pos)
+        if opener is None:
             out.append(text[pos:])
             break
-        name = match.group(1)
+        name = opener.group(1)
         starts = closings.get(name, [])
-        i = bisect_left(starts, match.end())
-        out.append(text[pos : match.start()])
+        i = bisect_left(starts, opener.end())
+        out.append(text[pos : opener.start()])
         if i == len(starts):
-            out.append(match.group(0))
-            pos = match.end()
+            out.append(opener.group(0))
+            pos = opener.end()
         else:
             out.append("\n")
             pos = starts[i] + len(name) + 3

@@ -127,7 +127,9 @@ def _run_window(app: QApplication, settings: Settings) -> int:
     instance.activation_requested.connect(lambda token: bring_to_front(window, token))
     if os.environ.get("MEMORY_APP_EXIT_AFTER_PAINT"):
         probe = _FirstPaint(window)
-        window.centralWidget().installEventFilter(probe)
+        central = window.centralWidget()
+        assert central is not None  # MainWindow sets it in __init__
+        central.installEventFilter(probe)
     window.show()
     # Seed 001's startup check and the maintenance schedule, in the background (the
     # QSettings key "maintenance/background" = false switches them off).

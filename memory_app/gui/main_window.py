@@ -112,7 +112,9 @@ class MainWindow(QMainWindow):
 
         edit_menu = menu.addMenu("&Edit")
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo, self.undo)
-        self.find_action = self._action("&Find Memories", QKeySequence.StandardKey.Find, self.find)
+        self.find_action = self._action(
+            "&Find Memories", QKeySequence.StandardKey.Find, self.find_memories
+        )
         self.delete_action = self._action("&Delete", QKeySequence.StandardKey.Delete, self.delete)
         for action in (self.undo_action, self.find_action, self.delete_action):
             edit_menu.addAction(action)
@@ -168,7 +170,7 @@ class MainWindow(QMainWindow):
 
     # -- actions ----------------------------------------------------------------------
 
-    def find(self) -> None:
+    def find_memories(self) -> None:
         self.navigate("memories")
         focus = getattr(self.view("memories"), "focus_search", None)
         if focus is not None:

@@ -122,14 +122,15 @@ class MaintenanceRunner(QObject):
         self._serial += 1
         serial = self._serial
         bridge = self._bridge
-        last = [0.0, ""]
+        last_at, last_message = 0.0, ""
 
         def report(done: int, total: int, message: str) -> None:
             # On the job thread: skip bursts, keep every change of step.
+            nonlocal last_at, last_message
             now = time.monotonic()
-            if message == last[1] and now - last[0] < PROGRESS_INTERVAL_S and done < total:
+            if message == last_message and now - last_at < PROGRESS_INTERVAL_S and done < total:
                 return
-            last[0], last[1] = now, message
+            last_at, last_message = now, message
             bridge.progressed.emit(serial, done, total, message)
 
         state = JobState(on_progress=report)

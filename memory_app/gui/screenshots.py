@@ -40,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
     from memory_app.config import resolve_settings
     from memory_app.demo import build_demo_store
     from memory_app.gui.app import build_context, build_main_window, prepare_application_identity
+    from memory_app.gui.context import AppContext
+    from memory_app.gui.views.context import ContextView
+    from memory_app.gui.views.memories import MemoriesView
     from memory_app.service import MemoryService
 
     prepare_application_identity()
@@ -48,11 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     asyncio.set_event_loop(loop)
     args.out.mkdir(parents=True, exist_ok=True)
 
-    def settle(context: object) -> None:
+    def settle(context: AppContext) -> None:
         async def idle() -> None:
             await asyncio.sleep(0.05)
             deadline = time.monotonic() + 30
-            while context.tasks.running and time.monotonic() < deadline:  # type: ignore[attr-defined]
+            while context.tasks.running and time.monotonic() < deadline:
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.1)
 
@@ -83,17 +86,17 @@ def main(argv: list[str] | None = None) -> int:
                             service.run_maintenance(kind, dry_run=True)
                     window.navigate(view.key)
                     settle(context)
-                    if view.key == "memories":
-                        view.table.selectRow(0)  # type: ignore[attr-defined]
+                    if isinstance(view, MemoriesView):
+                        view.table.selectRow(0)
                         settle(context)
                     if view.key == "sources":
                         table = getattr(view, "table", None)
                         if table is not None:
                             table.selectRow(0)
                             settle(context)
-                    if view.key == "context":
-                        view.task.setText(CONTEXT_TASK)  # type: ignore[attr-defined]
-                        view.refresh()  # type: ignore[attr-defined]
+                    if isinstance(view, ContextView):
+                        view.task.setText(CONTEXT_TASK)
+                        view.refresh()
                         settle(context)
                     window.grab().save(str(args.out / f"{view.key}.png"))
             window.close()

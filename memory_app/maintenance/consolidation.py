@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import sqlalchemy
 from sqlmodel import Session, col, select
 
 from memory_app.domain.maintenance import CHANGE_TITLES, ProposedChange
 from memory_app.maintenance.duplicates import DedupeItem, find_duplicates
 from memory_app.store import maintenance as store
 from memory_app.store import repository as repo
-from memory_app.store.tables import MemoryItemRow
+from memory_app.store.tables import MemoryItemRow, table_of
 
 Progress = Callable[[int, int], None]
 
@@ -23,8 +24,8 @@ Progress = Callable[[int, int], None]
 def dedupe_items(session: Session) -> list[DedupeItem]:
     """Every active, unpinned memory as the duplicate finder sees it (read through Core:
     a hundred thousand ORM objects would cost seconds for nothing)."""
-    table = MemoryItemRow.__table__  # type: ignore[attr-defined]
-    query = select(
+    table = table_of(MemoryItemRow)
+    query = sqlalchemy.select(  # Core's select: sqlmodel's is typed for four columns at most
         table.c.id,
         table.c.category,
         table.c.project,

@@ -448,12 +448,12 @@ def find_duplicates(
         first: dict[int, int] = {}
         heads: dict[int, list[int]] = {}
         for pos, key in enumerate(keys[band::BANDS]):
-            head = first.setdefault(key, pos)
-            if head == pos:
+            leader = first.setdefault(key, pos)
+            if leader == pos:
                 continue
             peers = heads.get(key)
             if peers is None:
-                peers = heads[key] = [head]
+                peers = heads[key] = [leader]
             pairs.update([i * count + pos for i in peers])
             if len(peers) < BUCKET_PEERS:
                 peers.append(pos)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_app.conflicts import detector
 from memory_app.conflicts.judge import judge as judge_rules
@@ -20,6 +20,11 @@ from memory_app.extract.base import (
     Extractor,
 )
 from memory_app.store.database import Database
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from memory_app.domain.categories import Category
 
 # Auto-resolve policies a person can turn on (default: none, every conflict waits).
 AUTO_RESOLVE_POLICIES = ("newer_if_confident",)
@@ -102,3 +107,23 @@ class ServiceState:
     clock: Callable[[], datetime]
     auto_resolve: str | None
     conflict_judge: Any
+
+    if TYPE_CHECKING:
+        # What one part calls on another (MemoryService has them all): declared for mypy,
+        # which checks each part on its own.
+        def _detect(self, item_ids: Sequence[int]) -> list[int]: ...
+        def _detect_quietly(self, item_ids: Sequence[int]) -> list[int]: ...
+        def _record_stated_update(self, session: Session, older_id: int, newer_id: int) -> None: ...
+        def _undo_group(self, session: Session, group_id: str) -> list[int]: ...
+        def _refresh_summaries(self, session: Session, keys: Iterable[str]) -> None: ...
+        def _write_summary(self, session: Session, category: Category) -> None: ...
+        def _take_usage(self) -> list[CallUsage]: ...
+        def _record_usage(
+            self,
+            session: Session,
+            spent: Sequence[CallUsage],
+            resource_id: int | None,
+            source: str | None,
+            batch: str | None,
+        ) -> None: ...
+        def undo_group(self, group_id: str) -> list[int]: ...

@@ -195,7 +195,7 @@ class MaintenanceOperations(ServiceState):
                 return {"summaries_to_rebuild": len(summary_store.stale_categories(session))}
         with self.db.writing() as session:
             keys = summary_store.stale_categories(session)
-            self._refresh_summaries(session, keys)  # type: ignore[attr-defined]
+            self._refresh_summaries(session, keys)
         return {"summaries_rebuilt": len(keys)}
 
     def _weekly(self, *, dry_run: bool, job: JobState) -> tuple[dict[str, Any], list]:
@@ -236,10 +236,10 @@ class MaintenanceOperations(ServiceState):
                 )
                 return summarization.deterministic(category, items)
             finally:
-                spent = self._take_usage()  # type: ignore[attr-defined]
+                spent = self._take_usage()
                 if spent:
                     with self.db.writing() as session:
-                        self._record_usage(session, spent, None, None, None)  # type: ignore[attr-defined]
+                        self._record_usage(session, spent, None, None, None)
 
         return compress
 
@@ -323,7 +323,7 @@ class MaintenanceOperations(ServiceState):
                 row.decision = "stale"
                 stale += 1
             session.add(row)
-        self._refresh_summaries(session, touched)  # type: ignore[attr-defined]
+        self._refresh_summaries(session, touched)
         return applied, stale
 
     def undo_maintenance(self, group_id: str) -> list[int]:
@@ -331,7 +331,7 @@ class MaintenanceOperations(ServiceState):
         if not group_id.startswith("maintenance:"):
             raise ValueError(f"{group_id!r} is not a maintenance change group")
         self.db.check_integrity()
-        touched = self.undo_group(group_id)  # type: ignore[attr-defined]
+        touched = self.undo_group(group_id)
         with self.db.writing() as session:
             rows = [
                 r

@@ -19,6 +19,8 @@ from sqlalchemy import (
     table,
     text,
 )
+from sqlalchemy.orm import Mapped
+from sqlalchemy.sql.expression import UnaryExpression
 from sqlmodel import Session, col
 
 from memory_app.domain.records import SORT_KEYS, ItemQuery, MemoryRecord
@@ -105,13 +107,16 @@ def query_items(session: Session, query: ItemQuery) -> list[MemoryRecord]:
     if query.sort_key is not None and query.sort_key not in SORT_KEYS:
         raise ValueError(f"cannot sort by {query.sort_key!r}; use one of {', '.join(SORT_KEYS)}")
     stmt, searching = _matching(query)
+    order: list[UnaryExpression[Any]]
     if query.sort_key is None and searching:
         order = [literal_column("rank").asc()]
     else:
-        column = col(getattr(_ITEM, query.sort_key or "extracted_at"))
+        sort_column: Mapped[Any] | ColumnElement[Any] = col(
+            getattr(_ITEM, query.sort_key or "extracted_at")
+        )
         if query.sort_key == "content":
-            column = func.lower(column)
-        order = [column.desc() if query.descending else column.asc()]
+            sort_column = func.lower(sort_column)
+        order = [sort_column.desc() if query.descending else sort_column.asc()]
         order.append(col(_ITEM.id).desc() if query.descending else col(_ITEM.id).asc())
     stmt = stmt.order_by(*order).offset(query.offset).limit(query.limit)
     rows = session.connection().execute(stmt).all()

@@ -25,6 +25,7 @@ from memory_app.domain.records import MaintenanceRunRecord
 from memory_app.domain.scoring import DAY_SECONDS, usage_decay
 from memory_app.domain.similarity import reinforced_confidence
 from memory_app.store import repository as repo
+from memory_app.store.sqlite_driver import sqlite_connection
 from memory_app.store.tables import (
     CategorySummaryRow,
     MaintenanceChangeRow,
@@ -242,7 +243,7 @@ def set_decision(session: Session, rows: Iterable[MaintenanceChangeRow], decisio
 def supersede_pending(session: Session, kinds: Sequence[str]) -> None:
     """A new run of a job replaces its older proposals still waiting for review."""
     runs = select(MaintenanceRunRow.id).where(col(MaintenanceRunRow.kind).in_(kinds))
-    session.exec(  # type: ignore[call-overload]
+    session.exec(
         update(MaintenanceChangeRow)
         .where(
             col(MaintenanceChangeRow.decision).in_(("pending", "accepted")),
@@ -389,7 +390,7 @@ def refresh_decay(session: Session, now: datetime, half_life_days: float = 30.0)
     how many changed (pinned memories do not fade). The formula is seed 003's
     (scoring.usage_decay), called from SQL through a function registered on the
     connection."""
-    raw = session.connection().connection.driver_connection
+    raw = sqlite_connection(session.connection().connection)
     stamp = now.timestamp()
 
     def decay(last_used: str | None, extracted: str, uses: int) -> float:
@@ -397,7 +398,7 @@ def refresh_decay(session: Session, now: datetime, half_life_days: float = 30.0)
         days = (stamp - when.timestamp()) / DAY_SECONDS if when else 0.0
         return round(usage_decay(days, uses or 0, half_life_days), 4)
 
-    raw.create_function("memory_decay", 3, decay, deterministic=True)  # type: ignore[union-attr]
+    raw.create_function("memory_decay", 3, decay, deterministic=True)
     result = session.connection().exec_driver_sql(
         "UPDATE memory_item SET decay_factor = "
         "memory_decay(last_accessed_at, extracted_at, access_count) "

@@ -35,9 +35,10 @@ from memory_app.store.tables import (
     MemoryItemRow,
     ResourceRow,
     TurnRow,
+    table_of,
     utc_now,
 )
-from memory_app.store.types import UTCDateTime
+from memory_app.store.types import from_db_time
 
 # The fields a person sees and can change; audit events snapshot exactly these.
 TRACKED_FIELDS = (
@@ -137,6 +138,7 @@ def add_resource(
     )
     session.add(row)
     session.flush()
+    assert row.id is not None  # the flush gave the row its id
     turns = {t.position: t for t in transcript.turns}
     for span in spans:
         turn = turns[span.position]
@@ -445,7 +447,7 @@ def records_by_ids(session: Session, ids: Sequence[int]) -> dict[int, MemoryReco
     search hot path, where it halves the time spent outside SQLite."""
     if not ids:
         return {}
-    table = MemoryItemRow.__table__  # type: ignore[attr-defined]
+    table = table_of(MemoryItemRow)
     rows = session.connection().execute(table.select().where(table.c.id.in_(list(ids))))
     out = {}
     for row in rows:
@@ -537,9 +539,13 @@ def reverted(
             out[name] = _restore_value(name, old)
             continue
         later = True
-        if name == "reinforcement_count" and all(isinstance(v, int) for v in (old, new, now)):
+        if name == "reinforcement_count" and (
+            isinstance(old, int) and isinstance(new, int) and isinstance(now, int)
+        ):
             out[name] = max(0, now - (new - old))
-        elif name == "tags" and all(isinstance(v, list) for v in (old, new, now)):
+        elif name == "tags" and (
+            isinstance(old, list) and isinstance(new, list) and isinstance(now, list)
+        ):
             out[name] = sorted((set(now) - (set(new) - set(old))) | (set(old) - set(new)))
         else:
             out[name] = _restore_value(name, now)
@@ -550,7 +556,7 @@ def reverted(
 
 def _same(name: str, a: Any, b: Any) -> bool:
     """Equal as values: the same moment written in another zone is the same time."""
-    return _restore_value(name, a) == _restore_value(name, b)
+    return bool(_restore_value(name, a) == _restore_value(name, b))
 
 
 # A conflict's fields that a resolution changes; its audit events snapshot these.
@@ -733,7 +739,7 @@ def as_time(value: Any) -> datetime | None:
     # Aggregates bypass the column type, so the stored text comes back raw.
     if value is None or isinstance(value, datetime):
         return value
-    return UTCDateTime().process_result_value(value, None)  # type: ignore[arg-type]
+    return from_db_time(value)
 
 
 # -- bulk loading ---------------------------------------------------------------------------
@@ -772,6 +778,6 @@ def bulk_add_items(
             }
         )
     with dialect.bulk_loading(conn):
-        conn.execute(MemoryItemRow.__table__.insert(), values)  # type: ignore[attr-defined]
-    conn.execute(AuditEventRow.__table__.insert(), events)  # type: ignore[attr-defined]
+        conn.execute(table_of(MemoryItemRow).insert(), values)
+    conn.execute(table_of(AuditEventRow).insert(), events)
     return ids

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from memory_app.store.types import UTCDateTime
@@ -17,6 +17,12 @@ from memory_app.store.types import UTCDateTime
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a table model, for queries that skip the ORM."""
+    table: Table = model.__table__  # type: ignore[attr-defined]  # set by SQLModel, not declared
+    return table
 
 
 def _time(nullable: bool = True, index: bool = False) -> Any:

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection
 
+from memory_app.store.sqlite_driver import sqlite_connection
+
 VOCAB_TABLE = "memory_fts_terms"
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # the index's (store/dialects/sqlite.py)
 _default: Stemmer | None = None
@@ -49,7 +51,7 @@ def document_frequencies(conn: Connection, terms: Sequence[str | None]) -> list[
     """How many memories hold each term (0 for None or an unknown term)."""
     # One indexed lookup per term through the driver: an IN list scans the vocabulary
     # (0.9 ms), and SQLAlchemy's per-statement overhead was most of the cost (0.25 ms).
-    cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    cursor = sqlite_connection(conn.connection).cursor()
     sql = f"SELECT doc FROM {VOCAB_TABLE} WHERE term = ?"
     try:
         counts = []

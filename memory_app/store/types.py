@@ -24,17 +24,22 @@ class UTCDateTime(TypeDecorator[datetime]):
             return None
         if not isinstance(value, datetime):
             raise TypeError(f"expected a datetime, got {type(value).__name__}")
-        if value.tzinfo is None:
-            raise ValueError("naive datetime: timestamps must be timezone-aware")
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return to_db_time(value)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        # fromisoformat is C code and reads the trailing Z; strptime was 10x slower.
-        return datetime.fromisoformat(value)
+        return from_db_time(value)
 
 
 def to_db_time(value: datetime) -> str:
     """The stored text form of a datetime, for raw SQL comparisons."""
-    return UTCDateTime().process_bind_param(value, None)  # type: ignore[arg-type,return-value]
+    if value.tzinfo is None:
+        raise ValueError("naive datetime: timestamps must be timezone-aware")
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def from_db_time(value: str) -> datetime:
+    """The datetime of a stored text form (what aggregates return without the column type)."""
+    # fromisoformat is C code and reads the trailing Z; strptime was 10x slower.
+    return datetime.fromisoformat(value)

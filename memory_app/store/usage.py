@@ -6,6 +6,7 @@ from datetime import datetime
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 from memory_app.domain.usage import CallUsage, ExtractionRunRecord, ModelUsage, UsageSummary
 from memory_app.store.tables import ExtractionRunRow
@@ -44,8 +45,10 @@ def summary(
     session: Session, *, since: datetime | None = None, batch: str | None = None
 ) -> UsageSummary:
     """Totals over all recorded runs (or those since a time, or of one import)."""
-    query = select(
-        ExtractionRunRow.model,
+    # sqlmodel's select() is typed for at most four columns; its Select class takes any number
+    # (the row's types are given, mypy cannot infer them from the constructor).
+    query = Select[str | None, int, int | None, int | None, int | None, float | None, int, int](
+        col(ExtractionRunRow.model),
         func.count(),
         func.sum(ExtractionRunRow.requests),
         func.sum(ExtractionRunRow.input_tokens),

@@ -78,7 +78,7 @@ def test_the_numbers_match_the_store(
 
     stats = context.service.get_stats()
     assert stats.items >= len(ITEMS)
-    assert view.pages.currentWidget() is view.scroll
+    assert view.pages.currentWidget() is view.scroll_area
     assert view.cards["items"].value() == f"{stats.items:,}"
     assert view.cards["categories"].value() == f"{stats.categories:,}"
     assert view.cards["resources"].value() == f"{stats.resources:,}" == "3"
@@ -174,7 +174,7 @@ def test_conversations_without_memories_show_zeros_and_empty_charts(
     view = make_view(qtbot, context)
     view.activate()
     settle()
-    assert view.pages.currentWidget() is view.scroll
+    assert view.pages.currentWidget() is view.scroll_area
     assert view.cards["items"].value() == "0"
     assert view.cards["resources"].value() == "1"
     for chart in (view.category_chart, view.weekly_chart, view.confidence_chart):
@@ -330,7 +330,7 @@ def test_the_dashboard_renders_to_an_image(
     }
     assert len(colours) > 20
     # Nothing is cut off horizontally: the content fits the scroll area's width.
-    assert view.scroll.horizontalScrollBar().maximum() == 0
+    assert view.scroll_area.horizontalScrollBar().maximum() == 0
 
 
 def test_the_minimum_size_does_not_clip(
@@ -342,7 +342,7 @@ def test_the_minimum_size_does_not_clip(
     view.activate()
     settle()
     qtbot.wait(50)
-    assert view.scroll.horizontalScrollBar().maximum() == 0
+    assert view.scroll_area.horizontalScrollBar().maximum() == 0
     for card in view.cards.values():
         assert card.width() >= card.minimumSizeHint().width()
     for chart in (view.category_chart, view.weekly_chart, view.confidence_chart):

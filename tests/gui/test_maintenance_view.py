@@ -316,6 +316,21 @@ def test_archive_and_compress_previews(
     assert context.service.get_item(memories["stale"]).status == "active"
 
 
+def test_a_reload_keeps_the_current_row_and_the_selection(
+    view: MaintenanceView, memories: dict[str, int], settle: Settle
+) -> None:
+    run_now(view, "weekly", settle)
+    archive, compress = change_rows(view)
+    view.changeset.tree.setCurrentItem(compress)
+    archive.setSelected(True)
+    picked = [c.id for c in view.changeset.selected_changes()]
+    current = view.changeset.current_change()
+    assert current is not None and len(picked) == 2
+    view.show_snapshot(view.snapshot)  # what a reload after any change does
+    assert [c.id for c in view.changeset.selected_changes()] == picked
+    assert view.changeset.current_change() == current
+
+
 # -- running ----------------------------------------------------------------------------------
 
 

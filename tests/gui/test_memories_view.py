@@ -26,9 +26,11 @@ ITEMS = [
 ]
 
 
-@pytest.fixture
-def view(qtbot, context: AppContext, settle: Callable[..., None]) -> Iterator[MemoriesView]:
-    context.service.extractor = ScriptedExtractor(list(ITEMS))
+def open_view(
+    qtbot, context: AppContext, settle: Callable[..., None], items: list[ExtractedItem]
+) -> MemoriesView:
+    """The view, shown, over a store that learnt `items` from one conversation."""
+    context.service.extractor = ScriptedExtractor(items)
     context.service.memorize(
         conversation(("A long enough conversation about our rules.", "Noted, thanks."))
     )
@@ -38,7 +40,12 @@ def view(qtbot, context: AppContext, settle: Callable[..., None]) -> Iterator[Me
     memories.show()
     memories.activate()
     settle()
-    yield memories
+    return memories
+
+
+@pytest.fixture
+def view(qtbot, context: AppContext, settle: Callable[..., None]) -> Iterator[MemoriesView]:
+    yield open_view(qtbot, context, settle, list(ITEMS))
 
 
 def shown(view: MemoriesView) -> list[str]:
@@ -268,21 +275,11 @@ def test_a_memory_held_for_a_possible_secret_is_reviewed_and_kept(
     qtbot, context: AppContext, settle: Callable[..., None]
 ) -> None:
     token = "Zx8Qp2Lm" + "9Kv4Tr7W" + "y1Bn5Hd3Fs6Gj0"  # in pieces: scanners skip this file
-    context.service.extractor = ScriptedExtractor(
-        [
-            ExtractedItem("project_conventions", f"Deploy staging with the key {token}", 0.9),
-            ExtractedItem("coding_preferences", "Prefer pathlib over os.path", 0.95),
-        ]
-    )
-    context.service.memorize(
-        conversation(("A long enough conversation about our rules.", "Noted, thanks."))
-    )
-    memories = MemoriesView(context)
-    qtbot.addWidget(memories)
-    memories.resize(1200, 700)
-    memories.show()
-    memories.activate()
-    settle()
+    items = [
+        ExtractedItem("project_conventions", f"Deploy staging with the key {token}", 0.9),
+        ExtractedItem("coding_preferences", "Prefer pathlib over os.path", 0.95),
+    ]
+    memories = open_view(qtbot, context, settle, items)
     assert shown(memories) == ["Prefer pathlib over os.path"]  # held back from Active
     labels = [memories.status_filter.itemText(i) for i in range(memories.status_filter.count())]
     memories.status_filter.setCurrentIndex(labels.index("Held for review"))

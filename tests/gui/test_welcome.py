@@ -153,7 +153,7 @@ def test_importing_the_history_fills_the_dashboard(
     qtbot.mouseClick(page.history_button, Qt.MouseButton.LeftButton)
     run_until(page.progress_row.isVisible)
     assert not page.history_button.isEnabled()  # one import at a time
-    run_until(lambda: view.pages.currentWidget() is view.scroll, timeout=60)
+    run_until(lambda: view.pages.currentWidget() is view.scroll_area, timeout=60)
 
     assert context.dialogs.asked == []  # the folder was known: nothing to ask
     assert resources(context) == 1
@@ -171,7 +171,7 @@ def test_enter_on_the_focused_primary_button_imports(
     page = panel(window)
     assert page.history_button.isVisible() and window.focusWidget() is page.history_button
     qtbot.keyClick(page.history_button, Qt.Key.Key_Return)
-    run_until(lambda: view.pages.currentWidget() is view.scroll, timeout=60)
+    run_until(lambda: view.pages.currentWidget() is view.scroll_area, timeout=60)
     assert resources(context) == 1
 
 
@@ -187,7 +187,7 @@ def test_import_file_asks_for_files_and_imports_them(
     dialogs.files = [samples_dir / "claude-code" / SESSION]
     view = dashboard(window)
     qtbot.mouseClick(panel(window).files_button, Qt.MouseButton.LeftButton)
-    run_until(lambda: view.pages.currentWidget() is view.scroll, timeout=60)
+    run_until(lambda: view.pages.currentWidget() is view.scroll_area, timeout=60)
     assert dialogs.asked == ["import_paths"]
     assert resources(context) == 1
     assert window.current_view() is view
@@ -209,7 +209,7 @@ def test_import_folder_asks_for_a_folder_and_imports_it(
     dialogs.folder = folder
     view = dashboard(window)
     qtbot.mouseClick(panel(window).folder_button, Qt.MouseButton.LeftButton)
-    run_until(lambda: view.pages.currentWidget() is view.scroll, timeout=60)
+    run_until(lambda: view.pages.currentWidget() is view.scroll_area, timeout=60)
     assert dialogs.asked == ["import_folder"]
     assert resources(context) == 1
 

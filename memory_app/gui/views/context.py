@@ -51,6 +51,7 @@ from memory_app.gui.context import AppContext
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.diff_dialog import DiffDialog, plural
 from memory_app.gui.widgets.empty_state import EmptyState
+from memory_app.gui.widgets.tree_items import child_items, top_level_items
 from memory_app.retrieval.claude_md_export import ClaudeMdExport
 from memory_app.retrieval.context import ContextRequest
 from memory_app.retrieval.export_file import ExportError
@@ -218,7 +219,7 @@ class ContextView(View):
         )
         stored = self.context.settings.value("context/budget", DEFAULT_BUDGET)
         try:
-            self.budget.setValue(int(stored))  # type: ignore[call-overload]
+            self.budget.setValue(int(stored))  # type: ignore[call-overload]  # QSettings: untyped
         except (TypeError, ValueError):
             self.budget.setValue(DEFAULT_BUDGET)
         self.budget.valueChanged.connect(self._budget_changed)
@@ -389,8 +390,7 @@ class ContextView(View):
             return  # nothing new: keep the selection and scroll position as they are
         selected = self._row_key(self.tree.currentItem())
         expanded = {
-            item.data(0, ROW_ROLE): item.isExpanded()
-            for item in map(self.tree.topLevelItem, range(self.tree.topLevelItemCount()))
+            item.data(0, ROW_ROLE): item.isExpanded() for item in top_level_items(self.tree)
         }
         scroll = self.tree.verticalScrollBar().value()
         self.preview = preview
@@ -562,11 +562,10 @@ class ContextView(View):
     def _find_row(self, key: tuple[str, int] | None) -> QTreeWidgetItem | None:
         if key is None:
             return None
-        for top in range(self.tree.topLevelItemCount()):
-            head = self.tree.topLevelItem(top)
-            for index in range(head.childCount()):
-                if self._row_key(head.child(index)) == key:
-                    return head.child(index)
+        for head in top_level_items(self.tree):
+            for row in child_items(head):
+                if self._row_key(row) == key:
+                    return row
         return None
 
     def _scope_words(self, project: str | None) -> str:

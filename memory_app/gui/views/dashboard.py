@@ -29,6 +29,7 @@ from memory_app.gui.times import full_time, upcoming_time
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.gui.widgets.stat_card import StatCard
+from memory_app.gui.widgets.tree_items import top_level_items
 from memory_app.gui.widgets.welcome import WelcomePanel
 
 MARGIN = 20
@@ -118,7 +119,7 @@ class DashboardView(View):
         self.welcome = WelcomePanel(context, self)
         self.welcome.setObjectName("dashboardWelcome")
 
-        self.scroll, content = scroll_page(self, "dashboardScroll")
+        self.scroll_area, content = scroll_page(self, "dashboardScroll")
         content.setObjectName("dashboardContent")
 
         self.cards: dict[str, StatCard] = {}
@@ -188,7 +189,7 @@ class DashboardView(View):
         column.addStretch(1)
 
         self.pages = QStackedLayout(self)
-        self.pages.addWidget(self.scroll)
+        self.pages.addWidget(self.scroll_area)
         self.pages.addWidget(self.welcome)
 
         # Relative times ("5 min ago") go stale while the page is open.
@@ -264,7 +265,7 @@ class DashboardView(View):
         if _is_empty(data):
             self.pages.setCurrentWidget(self.welcome)
             return
-        self.pages.setCurrentWidget(self.scroll)
+        self.pages.setCurrentWidget(self.scroll_area)
 
         archived = stats.items_by_status.get("archived", 0)
         self.cards["items"].set_value(
@@ -355,8 +356,7 @@ class DashboardView(View):
         if self.data is None or not self.isVisible():
             return
         self._show_times()
-        for index in range(self.activity.topLevelItemCount()):
-            row = self.activity.topLevelItem(index)
+        for row in top_level_items(self.activity):
             entry: ActivityEntry = row.data(0, Qt.ItemDataRole.UserRole)
             row.setText(1, relative_time(entry.at))
 

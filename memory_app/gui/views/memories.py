@@ -324,15 +324,14 @@ class MemoriesView(View):
         total = sum(c.item_count for c in self.categories)
         rows = [(ALL, "All memories", total, "Every category")]
         rows += [(c.key, c.name, c.item_count, c.description) for c in self.categories]
+        items: dict[str, QTreeWidgetItem] = {}
         for key, name, count, description in rows:
-            item = QTreeWidgetItem([name, f"{count:,}"])
+            item = items[key] = QTreeWidgetItem([name, f"{count:,}"])
             item.setData(0, Qt.ItemDataRole.UserRole, key)
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             item.setToolTip(0, description)
             self.category_list.addTopLevelItem(item)
-        keys = [key for key, *_ in rows]
-        index = keys.index(current) if current in keys else 0
-        self.category_list.setCurrentItem(self.category_list.topLevelItem(index))
+        self.category_list.setCurrentItem(items.get(current, items[ALL]))
         self.category_list.blockSignals(False)
         self.model.category_names = {c.key: c.name for c in self.categories}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from memory_app.domain.maintenance import CHANGE_KINDS, CHANGE_TITLES, ProposedChange
 from memory_app.gui.widgets.change_preview import DECISION_WORDS, PreviewColours, change_html
 from memory_app.gui.widgets.empty_state import EmptyState
+from memory_app.gui.widgets.tree_items import child_items, top_level_items
 
 CHANGE, DECISION = range(2)
 CHANGE_ROLE = Qt.ItemDataRole.UserRole  # the ProposedChange, or the kind on a group row
@@ -218,7 +219,8 @@ class ChangesetPanel(QWidget):
             if change.id in selected:
                 item.setSelected(True)
             if current is not None and change.id == current.id:
-                self.tree.setCurrentItem(item, CHANGE, self.tree.selectionCommand(item))
+                # NoUpdate: the current row comes back without undoing the selection above.
+                self.tree.setCurrentItem(item, CHANGE, QItemSelectionModel.SelectionFlag.NoUpdate)
         self.tree.verticalScrollBar().setValue(scroll)
         self.tree.setUpdatesEnabled(True)
         self._filling = False
@@ -277,10 +279,10 @@ class ChangesetPanel(QWidget):
     # -- reading the tree -----------------------------------------------------------------
 
     def _groups(self) -> list[QTreeWidgetItem]:
-        return [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        return top_level_items(self.tree)
 
     def _rows(self) -> list[QTreeWidgetItem]:
-        return [g.child(i) for g in self._groups() for i in range(g.childCount())]
+        return [row for group in self._groups() for row in child_items(group)]
 
     def row_of(self, change_id: int) -> QTreeWidgetItem | None:
         return next(
@@ -311,8 +313,9 @@ class ChangesetPanel(QWidget):
 
     def decide_selected(self, decision: str) -> None:
         ids = [c.id for c in self.selected_changes()]
-        if not ids and self.current_change() is not None:
-            ids = [self.current_change().id]  # type: ignore[union-attr]
+        current = self.current_change()
+        if not ids and current is not None:
+            ids = [current.id]
         self._decide(ids, decision)
 
     def decide_all(self, decision: str) -> None:

@@ -76,10 +76,10 @@ class DiffView(QPlainTextEdit):
                 char_format = QTextCharFormat()
                 char_format.setBackground(tint)
                 char_format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-                selection.format = char_format  # type: ignore[attr-defined]
+                selection.format = char_format
                 cursor = self.textCursor()
                 cursor.setPosition(block.position())
-                selection.cursor = cursor  # type: ignore[attr-defined]
+                selection.cursor = cursor
                 selections.append(selection)
             block = block.next()
         self.setExtraSelections(selections)

@@ -156,9 +156,10 @@ class RunLog(QWidget):
         self.tree.clear()
         muted = QBrush(self.palette().color(QPalette.ColorRole.PlaceholderText))
         for run in runs:
-            self.tree.addTopLevelItem(self._row(run, muted))
+            row = self._row(run, muted)
+            self.tree.addTopLevelItem(row)
             if selected is not None and run.id == selected.id:
-                self.tree.setCurrentItem(self.tree.topLevelItem(self.tree.topLevelItemCount() - 1))
+                self.tree.setCurrentItem(row)
         self.pages.setCurrentWidget(self.tree if runs else self.empty)
         self._update_undo()
 

@@ -233,7 +233,7 @@ class WelcomePanel(QWidget):
         self._following_import = False
         self._focused = False
 
-        self.scroll, page = scroll_page(self, "welcomeScroll")
+        self.scroll_area, page = scroll_page(self, "welcomeScroll")
         page.setObjectName("welcomePage")
         self.column = QWidget(page)
         self.column.setObjectName("welcomeColumn")
@@ -260,7 +260,7 @@ class WelcomePanel(QWidget):
         down.addStretch(3)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll)
+        outer.addWidget(self.scroll_area)
 
         self.show_history(None)
         self.show_extractor()

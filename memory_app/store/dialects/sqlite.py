@@ -39,6 +39,7 @@ from memory_app.store.file_modes import (
     tighten_folder,
 )
 from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS, match_expression
+from memory_app.store.sqlite_driver import sqlite_connection
 from memory_app.store.term_stats import TOKENIZER, VOCAB_TABLE
 
 # Schema version 1's index (content and tags), kept as it was: migrations never change.
@@ -289,7 +290,7 @@ class SqliteDialect:
     def migrate(self, engine: Engine, backup_dir: Path | None) -> int:
         raw = engine.raw_connection()
         try:  # outside any transaction, as SQLite requires; a no-op once set
-            raw.driver_connection.execute("PRAGMA journal_mode=WAL")  # type: ignore[union-attr]
+            sqlite_connection(raw).execute("PRAGMA journal_mode=WAL")
         finally:
             raw.close()
         with engine.connect() as conn:
@@ -328,7 +329,7 @@ class SqliteDialect:
         try:
             dest = sqlite3.connect(target)
             try:
-                raw.driver_connection.backup(dest)  # type: ignore[union-attr]
+                sqlite_connection(raw).backup(dest)
             finally:
                 dest.close()
         except sqlite3.Error as exc:

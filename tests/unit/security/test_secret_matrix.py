@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine
 
 from memory_app.cli import main
+from memory_app.store.dialects.sqlite import SqliteDialect
 
 # Fake secrets assembled from pieces, so secret scanners do not flag this file, each as
 # a person would write it (a password after its key, an AWS secret after the word).
@@ -154,8 +156,15 @@ def test_no_planted_secret_reaches_any_file_the_app_writes(
     assert main(["export", "claude-md", str(claude_md)]) == 0
     assert main(["maintenance", "run", "full", "--quiet"]) == 0
     assert main(["list", "--json"]) == 0
+    # A backup as a migration makes it (the copy SQLite's backup API writes).
+    engine = create_engine(f"sqlite:///{data / 'memory.db'}")
+    try:
+        SqliteDialect._backup(engine, data / "memory.db", data / "backups", 3)
+    finally:
+        engine.dispose()
 
     files = _written_files(data, claude_md.parent)
+    assert any(p.suffix == ".bak" for p in files), "a backup is part of what is checked"
     assert any(p.name == "memory.db" for p in files)
     assert any(p.suffix == ".log" for p in files), "the log file is part of what is checked"
     assert claude_md.exists()
