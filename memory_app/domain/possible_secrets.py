@@ -23,6 +23,10 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _WORDS = re.compile(r"[A-Za-z]+")
 _JOINS = re.compile(r"[-_./]")
+_FILE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")  # ".tsx", ".py", ".docx"
+# What follows these is a digest or inline data, published on purpose.
+_DIGEST = re.compile(r"(?:sha(?:1|256|384|512)[:-]|md5:|base64,)$", re.IGNORECASE)
+_DIGEST_NAMED = re.compile(r"(?:sha(?:1|256|384|512)|md5)-", re.IGNORECASE)  # "sha512-..."
 _PART = re.compile(r"[A-Za-z]{2,}\d*|\d+")
 
 
@@ -38,8 +42,8 @@ def _looks_generated(token: str) -> bool:
         return False
     if _UUID.fullmatch(token) or _HEX.fullmatch(token):
         return False  # ids and hashes (git SHAs, digests) are pasted all the time
-    if "/" in token and all(_WORDS.fullmatch(p) for p in token.split("/") if p):
-        return False  # a path of words
+    if token.count("/") >= 2 or _FILE.search(token):
+        return False  # a path ("src/i18n/LocaleProvider.tsx"), not a key
     digits = sum(c.isdigit() for c in token)
     letters = sum(c.isalpha() for c in token)
     mixed_case = any(c.islower() for c in token) and any(c.isupper() for c in token)
@@ -60,6 +64,10 @@ def possible_secret(text: str) -> str | None:
     """The first random-looking token in `text`, or None."""
     for found in _CANDIDATE.finditer(text):
         token = found.group(0).strip("._-=")
+        if _DIGEST.search(text, max(0, found.start() - 8), found.start()) or _DIGEST_NAMED.match(
+            token
+        ):
+            continue
         if _looks_generated(token):
             return token
     return None

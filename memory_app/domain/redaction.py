@@ -180,14 +180,20 @@ def _is_literal_secret(
 _CODE_WORDS = frozenset(
     "string boolean optional required nullable hidden secretstr charfield textfield "
     "varchar nvarchar passwordinput unicode redacted masked encrypted hashed placeholder "
-    "undefined sensitive protected readonly writeonly".split()
+    "undefined sensitive protected readonly writeonly autocomplete confidential "
+    "authentication authorization environment configuration".split()
 )
+
+
+# A passphrase of letters alone is long ("correcthorsebatterystaple"); shorter words after
+# `password:` are mostly a setting or a host ("mandatory", "localhost", "keystore").
+_PASSPHRASE_LETTERS = 12
 
 
 def _is_passphrase(value: str) -> bool:
     """Letters alone, long enough, not an identifier (`passwordHash`, `hashed_pw`,
     `form.password`) nor a word that code puts there (`string`, `required`)."""
-    if not value.isalpha() or len(value) < 8:
+    if not value.isalpha() or len(value) < _PASSPHRASE_LETTERS:
         return False
     camel = any(a.islower() and b.isupper() for a, b in pairwise(value))
     lowered = value.lower()
@@ -230,8 +236,9 @@ def _said_password(match: re.Match[str], text: str, kind: str) -> str | None:
     name, value = _value(match, text, ("quoted", "bare"))
     if name == "quoted":
         return kind if _is_literal_secret(value, quoted=True, env_style=False) else None
+    # A hyphen joins words ("case-sensitive", "hard-coded"): it does not make a password.
     letters = any(c.isalpha() for c in value)
-    others = any(not c.isalpha() for c in value)
+    others = any(not c.isalpha() and c != "-" for c in value)
     return kind if letters and others and not _NUMBER.fullmatch(value) else None
 
 
@@ -496,8 +503,8 @@ def redact(text: str) -> Redacted:
 
 def redact_transcript(transcript: Transcript) -> tuple[Transcript, tuple[str, ...]]:
     """Redact every turn and the metadata a session carries (title, project folder,
-    branch): a token pasted into a branch name or a folder is as secret as one in a
-    message. Returns the clean transcript and all findings."""
+    branch, file path): a token pasted into a branch name or a folder is as secret as
+    one in a message. Returns the clean transcript and all findings."""
     findings: list[str] = []
     turns = []
     for turn in transcript.turns:
@@ -521,6 +528,9 @@ def redact_transcript(transcript: Transcript) -> tuple[Transcript, tuple[str, ..
         title=clean(transcript.title),
         project=clean(transcript.project),
         branch=clean(transcript.branch),
+        # Claude Code names a session's folder after its working folder: a token there
+        # is in the file's path too.
+        source_path=clean(transcript.source_path),
     ), tuple(findings)
 
 

@@ -523,8 +523,7 @@ class ClaudeExtractor:
             if now - self._unreachable_seen >= self.settings.unreachable_pause:
                 self._unreachable = None
                 return
-            self._unreachable_seen = now
-            why = self._unreachable
+            why = self._unreachable  # a refusal sends nothing: the pause is not renewed
         raise ExtractorError(
             f"Anthropic API unreachable, skipped: an earlier request {why}; the next "
             f"import or retry (or a request after {self.settings.unreachable_pause:g} s "

@@ -58,6 +58,13 @@ from memory_app.store.tables import CategorySummaryRow, MemoryItemRow, ResourceR
 log = logging.getLogger(__name__)
 
 KNOWN_MEMORIES = 60  # existing memories shown to a model extractor, for updates
+
+
+def _named(path: Path) -> str:
+    """A file as a report names it: valid text, with any token in its path redacted."""
+    return redact(shown_path(path)).text
+
+
 # Paid, unusable answers for one pending conversation after which the background stops
 # retrying it (each costs tokens); a person's Retry or a re-import still tries.
 MAX_PAID_FAILURES = 3
@@ -79,9 +86,7 @@ class MemorizeOperations(ServiceState):
         learnt: list[int] = []
         cancelled = False
         batch = new_group("import")
-        begin = getattr(self.extractor, "begin_import", None)
-        if begin is not None:  # an API found unreachable by an earlier import is asked again
-            begin()
+        self._ask_again()
         try:
             for index, path in enumerate(files):
                 job.check()
@@ -89,7 +94,7 @@ class MemorizeOperations(ServiceState):
                 try:
                     parsed = parse_source(path, fmt)
                 except (UnsupportedFormat, OSError, UnicodeError, ValueError) as exc:
-                    results.append(MemorizeResult("error", shown_path(path), reason=str(exc)))
+                    results.append(MemorizeResult("error", _named(path), reason=str(exc)))
                     continue
                 problems.extend(str(p) for p in parsed.problems)
                 for transcript in parsed.transcripts:
@@ -98,9 +103,9 @@ class MemorizeOperations(ServiceState):
                     except StoreError:
                         raise  # the store itself failed: every other file would fail too
                     except Exception as exc:  # one odd file never stops the rest
-                        log.exception("importing %s failed", shown_path(path))
+                        log.exception("importing %s failed", _named(path))
                         reason = f"could not be imported ({type(exc).__name__}: {exc})"
-                        results.append(MemorizeResult("error", shown_path(path), reason=reason))
+                        results.append(MemorizeResult("error", _named(path), reason=reason))
                         continue
                     learnt += [*result.items_added, *result.items_reinforced]
                     results.append(result)
@@ -153,10 +158,10 @@ class MemorizeOperations(ServiceState):
     def _memorize(
         self, transcript: Transcript, *, update_summaries: bool, batch: str | None
     ) -> MemorizeResult:
-        source = transcript.source_path or transcript.title or "conversation"
-        if transcript.session_id:
-            source = f"{source} [{transcript.session_id}]"
         clean, findings = redact_transcript(transcript)
+        source = clean.source_path or clean.title or "conversation"
+        if clean.session_id:
+            source = f"{source} [{clean.session_id}]"
         reason = skip_reason(clean)
         if reason is not None:
             why = {"empty": "empty conversation", "trivial": "trivial conversation"}[reason]
@@ -214,7 +219,15 @@ class MemorizeOperations(ServiceState):
         becomes memorized; on failure it stays pending with the new reason, and any other
         conversation is left as it was.
         """
+        self._ask_again()
         return self._extract_stored(resource_id, update_summaries=True, batch=None)
+
+    def _ask_again(self) -> None:
+        """A new import or a person's retry: an API an earlier request found unreachable
+        is asked again (the extractor's circuit breaker is reset)."""
+        begin = getattr(self.extractor, "begin_import", None)
+        if begin is not None:
+            begin()
 
     def pending_ids(self, *, automatic: bool = False) -> list[int]:
         """The conversations kept while their extraction failed, oldest first. With
@@ -234,9 +247,7 @@ class MemorizeOperations(ServiceState):
         works becomes memorized with its memories; one that fails again stays pending
         with the new reason. Summaries are updated once at the end, as after an import."""
         job = job or JobState()
-        begin = getattr(self.extractor, "begin_import", None)
-        if begin is not None:  # an API found unreachable earlier is asked again
-            begin()
+        self._ask_again()
         ids = self.pending_ids(automatic=automatic)
         batch = new_group("retry")
         results: list[MemorizeResult] = []

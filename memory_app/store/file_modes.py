@@ -89,11 +89,14 @@ def _holds_only_the_store(folder: Path, database: str) -> bool:
 
 
 def tighten_folder(folder: Path) -> None:
-    """Tighten an existing folder and the files directly in it (the backups)."""
+    """Tighten the backups in an existing backups folder (`*.bak`), and the folder itself
+    when it holds nothing else: files someone else keeps there are not the app's."""
     if not folder.is_dir():
         return
-    tighten(folder)
     with contextlib.suppress(OSError):
-        for path in folder.iterdir():
-            if path.is_file():
+        entries = list(folder.iterdir())
+        for path in entries:
+            if path.suffix == ".bak" and path.is_file():
                 tighten(path)
+        if all(path.suffix == ".bak" for path in entries):
+            tighten(folder)

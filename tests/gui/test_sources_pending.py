@@ -77,7 +77,6 @@ def test_a_pending_conversation_is_shown_with_its_reason_and_retried(
     text = view.reader.toPlainText()
     assert f"Extraction pending: {REASON}" in text and "Retry now" in text
     assert view.retry_button.isVisible() and view.retry_button.isEnabled()
-    view.grab().save("/tmp/sources_pending.png")
     assert context.service.get_stats().items == 0
 
     view.retry_button.click()

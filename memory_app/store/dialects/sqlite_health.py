@@ -145,8 +145,11 @@ def integrity_problem(conn: sqlite3.Connection, budget_s: float = INTEGRITY_BUDG
     try:
         rows = conn.execute("PRAGMA quick_check(1)").fetchall()
     except sqlite3.DatabaseError as exc:
-        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT:
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code == sqlite3.SQLITE_INTERRUPT:
             return None
+        if code is not None and code & 0xFF not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            raise  # busy, locked, out of memory, I/O: a passing fault, not damage
         return str(exc)
     finally:
         timer.cancel()
@@ -170,8 +173,8 @@ def damaged(path: Path | None, backup_dir: Path | None, problem: str) -> Databas
 def explain(
     error: BaseException, path: Path | None, backup_dir: Path | None
 ) -> DatabaseFileError | None:
-    """A person's message for SQLite's file-level errors; None for any other error (a
-    constraint, a busy lock, a programming error), which is left as it is."""
+    """A person's message for SQLite's file-level errors and a lock held elsewhere; None
+    for any other error (a constraint, a programming error), which is left as it is."""
     if not isinstance(error, sqlite3.Error):
         return None
     code = getattr(error, "sqlite_errorcode", None)
@@ -200,6 +203,11 @@ def explain(
         return DatabaseFileError(
             f"Cannot open {name} ({error}). Check that it is a file you may read and write, "
             f"in a folder ({folder}) you may write to; nothing was changed."
+        )
+    if primary in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return DatabaseFileError(
+            f"{name} is locked by another program ({error}): close the other Memory Curator "
+            "window or the tool holding the file, then try again; nothing was changed."
         )
     if primary == sqlite3.SQLITE_IOERR:
         return DatabaseFileError(

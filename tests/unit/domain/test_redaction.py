@@ -191,10 +191,51 @@ def test_each_kind_of_secret_is_replaced_by_a_typed_placeholder(
         "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A\n-----END PUBLIC KEY-----",
         "Authorization: Bearer $TOKEN",
         "In Kotlin: AKIAPPLE is not a key, nor is eyJ alone.",
+        "The password is case-sensitive and the password was reset-by-admin.",
+        "Remember the password is hard-coded in settings.py, and the password is auto-generated.",
+        "password: mandatory",
+        "db_password: localhost",
+        "key_password: keystore",
+        "password: autocomplete",
+        "password: str",
+        "PASSWORD_HASHERS = ['django.contrib.auth.hashers.Argon2PasswordHasher']",
+        'token_type = "bearer"',
+        "password: ${DB_PASSWORD}",
+        "The password is stored hashed; the password is correct.",
+        "see risk-ghp_notes for details",
     ],
 )
 def test_ordinary_text_and_code_are_left_alone(text: str) -> None:
     assert redact(text) == Redacted(text, ())
+
+
+PASSWORDS_AND_NEW_KINDS = {
+    "password: " + "tangerinepelicanmarble": "password: [REDACTED:password]",
+    "db_password=" + "correcthorsebatterystaple": "db_password=[REDACTED:password]",
+    "the password is " + "hunter22x.": "the password is [REDACTED:password].",
+    'the password is "' + 'blue sky 7"': 'the password is "[REDACTED:password]"',
+    f"{AWS_KEY_ID} secret {AWS_SECRET}": "[REDACTED:aws-access-key] secret "
+    "[REDACTED:aws-secret-key]",
+    "npm" + "_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8": "[REDACTED:npm-token]",
+    "pypi-" + "AgEIcHlwaS5vcmc" + "CJGQ" * 15: "[REDACTED:pypi-token]",
+    "hf" + "_" + "qwertyuiopasdfghjklzxcvbnmqwertyui": "[REDACTED:huggingface-token]",
+    "SG" + ".ngeVfQFYQlKU0ufo8x5d1A" + ".TwL2iGABf9DHoTf09kqeF8tAmbihYzrnopKc1s5cr8z": (
+        "[REDACTED:sendgrid-key]"
+    ),
+    "dop" + "_v1_" + "3f9a1c2b7e8d4f6a" * 4: "[REDACTED:digitalocean-token]",
+    "SK" + "7b3c9d1e5f2a4b6c8d0e1f3a5b7c9d2e": "[REDACTED:twilio-key]",
+    "AccountName=x;AccountKey=" + "Zm9vYmFy" * 11 + "Qw==;": (
+        "AccountName=x;AccountKey=[REDACTED:azure-storage-key];"
+    ),
+    "cwd /home/dev/proj-" + GITHUB_CLASSIC: "cwd /home/dev/proj-[REDACTED:github-token]",
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), PASSWORDS_AND_NEW_KINDS.items())
+def test_passwords_in_words_and_the_newer_token_kinds(text: str, expected: str) -> None:
+    result = redact(text)
+    assert result.text == expected
+    assert set(result.findings) <= set(KINDS)
 
 
 def test_each_occurrence_is_one_finding_in_text_order() -> None:

@@ -217,6 +217,26 @@ def test_a_dead_server_costs_one_conversation_then_the_import_skips_it(
     assert service.get_stats().resources == 3  # the kept ones, extracted: no copies
 
 
+def test_a_retry_from_sources_asks_a_dead_server_again(
+    open_service: Any, loopback: LoopbackAPI, tmp_path: Path
+) -> None:
+    """A person's Retry (reextract) resets the breaker, and refusals never renew its
+    pause: a click a minute must not keep the API skipped forever."""
+    chat = tmp_path / "chat.md"
+    chat.write_text(
+        "User: Please always use pnpm, never npm, in this repository from now on.\n\n"
+        "Assistant: Understood, I will do that everywhere.\n"
+    )
+    loopback.hang = True
+    service = open_service(ClaudeExtractor(TEST_KEY, fast_settings(loopback.url)))
+    (result,) = service.import_paths([chat]).results
+    assert result.status == "pending" and loopback.requests == 2
+    loopback.hang = False
+    retried = service.reextract(result.resource_id)
+    assert retried.status == "success"
+    assert loopback.requests == 3  # asked again, not "unreachable, skipped"
+
+
 def test_chunks_queued_behind_a_dead_server_are_not_sent(
     open_service: Any, loopback: LoopbackAPI
 ) -> None:

@@ -44,6 +44,12 @@ def test_generated_tokens_are_possible_secrets(text: str) -> None:
         "ghcr.io/acme/api-server:v2.14.3-rc1-linux-arm64",
         "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
         "Always run pytest before pushing; [REDACTED:password] stays out of git.",
+        "the provider lives in src/i18n/LocaleProvider.tsx",
+        "open C:/Users/Bob/Documents/Q3Report2023/Final_v2.docx",
+        "utils/encoding/Base64Url.ts handles it",
+        "integrity sha512-" + "Q1w2E3r4T5y6U7i8O9p0aSdFgHjKlZxCvBnM0987654321",
+        "fingerprint SHA256:" + "nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8",
+        "logo data:image/png;base64," + "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ",
     ],
 )
 def test_identifiers_hashes_and_ids_are_not(text: str) -> None:

@@ -131,7 +131,11 @@ def planted(tmp_path: Path) -> Path:
     folder = tmp_path / "history"
     folder.mkdir()
     lines = _session_lines()
-    (folder / "session.jsonl").write_text(
+    # Claude Code names a session's folder after its working folder: a token there is in
+    # the file's path too.
+    project = folder / f"-home-dev-proj-{SECRETS['github']}"
+    project.mkdir()
+    (project / "session.jsonl").write_text(
         "\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8"
     )
     (folder / "notes.md").write_text(
@@ -184,8 +188,9 @@ def test_sources_count_what_was_removed(planted: Path, tmp_path: Path) -> None:
 
     service = MemoryService.open(resolve_settings(tmp_path / "data", env={}))
     try:
-        service.import_paths([planted / "session.jsonl"])
-        (resource,) = service.resources()
+        service.import_paths([planted])
+        (resource,) = [r for r in service.resources() if r.source_kind == "claude-code"]
+        assert "ghp_" not in (resource.source_path or "")  # the folder's token, redacted
         # Every secret in the user text, the assistant text, the two tool calls (the
         # key and the exported list), the tool output and the metadata is counted.
         assert resource.redaction_count >= 4 * len(SECRETS) + 2

@@ -13,7 +13,7 @@ import pytest
 from memory_app.config import resolve_settings
 from memory_app.service import MemoryService
 from memory_app.store.dialects import sqlite as sqlite_dialect
-from memory_app.store.file_modes import private_database
+from memory_app.store.file_modes import private_database, tighten_folder
 from tests.helpers import conversation
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="permission bits are POSIX")
@@ -101,3 +101,21 @@ def test_a_shared_folder_given_as_the_data_folder_keeps_its_mode(tmp_path: Path)
     private_database(shared / "memory.db")
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755
     assert stat.S_IMODE((shared / "memory.db").stat().st_mode) == 0o600
+
+
+def test_files_someone_keeps_in_a_backups_folder_keep_their_modes(tmp_path: Path) -> None:
+    """Only the app's backups (`*.bak`) are tightened, and the folder only when it holds
+    nothing else."""
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    backups.chmod(0o755)
+    photos = backups / "photos.tar"
+    photos.write_bytes(b"tar")
+    photos.chmod(0o644)
+    copy = backups / "memory.v3.20260101T000000Z.bak"
+    copy.write_bytes(b"db")
+    copy.chmod(0o644)
+    tighten_folder(backups)
+    assert stat.S_IMODE(photos.stat().st_mode) == 0o644
+    assert stat.S_IMODE(backups.stat().st_mode) == 0o755
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600

@@ -442,3 +442,45 @@ def test_a_backup_that_runs_out_of_space_stops_the_migration(
     assert f"Could not back up {db}" in done.stderr and "Free some space" in done.stderr
     assert sha(db) == before
     assert list((data / "backups").iterdir()) == []  # no half backup left behind
+
+
+class _Failing:
+    """A connection whose check fails with one SQLite error code."""
+
+    def __init__(self, code: int, message: str) -> None:
+        self.error = sqlite3.OperationalError(message)
+        self.error.sqlite_errorcode = code  # type: ignore[attr-defined]
+
+    def execute(self, sql: str) -> None:
+        raise self.error
+
+    def interrupt(self) -> None:
+        pass
+
+
+def test_only_corruption_counts_as_damage_in_the_integrity_check() -> None:
+    """A busy or locked store is a passing fault: it must not mark the store damaged
+    (and refuse every write) for the rest of the session."""
+    busy = _Failing(sqlite3.SQLITE_BUSY, "database is locked")
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        integrity_problem(busy)  # type: ignore[arg-type]
+    corrupt = _Failing(sqlite3.SQLITE_CORRUPT, "database disk image is malformed")
+    assert integrity_problem(corrupt) == "database disk image is malformed"  # type: ignore[arg-type]
+
+
+def test_a_store_locked_by_another_program_gets_a_message_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    assert main(["stats", "--data-dir", str(data)]) == 0
+    capsys.readouterr()
+    holder = sqlite3.connect(data / "memory.db")
+    try:
+        holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+        holder.execute("BEGIN EXCLUSIVE")
+        assert main(["stats", "--data-dir", str(data)]) == 1
+    finally:
+        holder.close()
+    err = capsys.readouterr().err
+    assert "is locked by another program" in err and "nothing was changed" in err
+    assert "Traceback" not in err
