@@ -17,6 +17,7 @@ import anthropic
 import pydantic
 
 from memory_app.conflicts.judge import CONFLICTING, Verdict
+from memory_app.extract.claude import message_problem
 from memory_app.extract.claude_settings import ClaudeSettings
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,11 @@ class ClaudeJudge:
         }
         try:
             message = self._client.messages.create(**kwargs)
+            # The SDK passes any 200 body through: a proxy's page or `{"foo": 1}` must
+            # fall back to the rules, not crash the write that asked.
+            problem = message_problem(message)
+            if problem is not None:
+                raise ValueError(f"the answer is not a Messages response: {problem}")
             text = "".join(b.text for b in message.content if b.type == "text")
             answer = JudgeAnswer.model_validate_json(text)
         except (anthropic.AnthropicError, ValueError) as exc:

@@ -431,7 +431,7 @@ class ClaudeExtractor:
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             reason = self._not_a_message(_not_json(exc))
             return ConnectionCheck(False, self.model, None, reason)
-        problem = _message_problem(answer)
+        problem = message_problem(answer)
         if problem is None and not (isinstance(answer.model, str) and answer.model):
             problem = "it names no `model`"
         if problem is not None:
@@ -501,7 +501,7 @@ class ClaudeExtractor:
             raise self._failure(exc) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ExtractorError(self._not_a_message(_not_json(exc))) from None
-        problem = _message_problem(message)
+        problem = message_problem(message)
         if problem is not None:
             raise ExtractorError(self._not_a_message(problem))
         meter.add(message.usage)
@@ -606,7 +606,7 @@ def _not_json(exc: ValueError) -> str:
     return "not valid JSON (not UTF-8 text)"
 
 
-def _message_problem(message: object) -> str | None:
+def message_problem(message: object) -> str | None:
     """Why a 200 body is not a Messages response, or None: only what this module reads
     is checked (content blocks, text, usage), so fields the API adds later still pass."""
     if not isinstance(message, anthropic.types.Message):  # the SDK passes these through

@@ -76,6 +76,7 @@ def test_a_pending_conversation_is_shown_with_its_reason_and_retried(
     assert cell.data(3) == f"Extraction pending: {REASON}"  # the tooltip
     text = view.reader.toPlainText()
     assert f"Extraction pending: {REASON}" in text and "Retry now" in text
+    assert "turns · extraction pending" in text and "0 memories" not in text
     assert view.retry_button.isVisible() and view.retry_button.isEnabled()
     assert context.service.get_stats().items == 0
 

@@ -259,7 +259,10 @@ def _header_html(conversation: Conversation, colours: ReaderColours) -> str:
         facts.append(f"imported {format_date(record.imported_at)}")
     counts = [
         _plural(record.turn_count, "turn"),
-        _plural(record.item_count, "memory", "memories"),
+        # A pending conversation has no memories yet: the note below says why.
+        "extraction pending"
+        if record.status == "pending"
+        else _plural(record.item_count, "memory", "memories"),
     ]
     removed = removed_secrets(conversation.text)  # "3 secrets removed: 2 AWS keys, ..."
     if removed:

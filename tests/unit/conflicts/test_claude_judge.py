@@ -75,6 +75,9 @@ def test_an_empty_reason_still_gives_a_verdict() -> None:
         {"relation": "update"},
         {"relation": "update", "reason": "x" * 300},
         message('{"relation": "upd', stop_reason="max_tokens"),
+        httpx2.Response(200, content=b'{"foo": 1}', headers={"content-type": "application/json"}),
+        httpx2.Response(200, content=b'{"id": "msg_01", "content": ['),
+        httpx2.Response(200, text="<html>Sign in to the Wi-Fi</html>"),
     ],
     ids=[
         "500",
@@ -87,6 +90,9 @@ def test_an_empty_reason_still_gives_a_verdict() -> None:
         "no reason",
         "long reason",
         "cut off",
+        "not a message",
+        "broken json body",
+        "a web page",
     ],
 )
 def test_any_problem_fails_open(reply: Any, caplog: pytest.LogCaptureFixture) -> None:
