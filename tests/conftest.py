@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,25 @@ def service(settings: Settings) -> Iterator[MemoryService]:
     svc = MemoryService.open(settings, OfflineExtractor())
     yield svc
     svc.close()
+
+
+@pytest.fixture
+def open_service(settings: Settings) -> Iterator[Callable[[Any], MemoryService]]:
+    """Opens the test's store with a given extractor; every one opened is closed after
+    the test, its extractor too (a Claude client holds connections)."""
+    opened: list[MemoryService] = []
+
+    def make(extractor: Any) -> MemoryService:
+        service = MemoryService.open(settings, extractor)
+        opened.append(service)
+        return service
+
+    yield make
+    for service in opened:
+        service.close()
+        close = getattr(service.extractor, "close", None)
+        if close is not None:
+            close()
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 import memory_app.cli as cli
-from memory_app.config import Settings
 from memory_app.extract.base import ExtractedItem
 from memory_app.operations.memorize import MAX_PAID_FAILURES
 from memory_app.service import MemoryService
@@ -36,20 +35,6 @@ def chat_file(tmp_path: Path) -> Path:
     path = tmp_path / "style.md"
     path.write_text(CHAT)
     return path
-
-
-@pytest.fixture
-def open_service(settings: Settings) -> Any:
-    opened: list[MemoryService] = []
-
-    def make(extractor: Any) -> MemoryService:
-        service = MemoryService.open(settings, extractor)
-        opened.append(service)
-        return service
-
-    yield make
-    for service in opened:
-        service.close()
 
 
 def counts(service: MemoryService) -> tuple[int, int]:

@@ -20,13 +20,11 @@ import httpx2
 import pytest
 
 import memory_app.cli as cli
-from memory_app.config import Settings
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.extract import claude_settings
 from memory_app.extract.chunking import chunk_transcript
 from memory_app.extract.claude import ClaudeExtractor
 from memory_app.extract.claude_settings import ClaudeSettings
-from memory_app.service import MemoryService
 from tests.helpers import conversation
 from tests.unit.extract.fake_anthropic import TEST_KEY, FakeMessagesAPI, make_claude, message
 
@@ -107,21 +105,6 @@ def loopback() -> Iterator[LoopbackAPI]:
     api.start()
     yield api
     api.stop()
-
-
-@pytest.fixture
-def open_service(settings: Settings) -> Iterator[Any]:
-    opened: list[MemoryService] = []
-
-    def make(extractor: ClaudeExtractor) -> MemoryService:
-        service = MemoryService.open(settings, extractor)
-        opened.append(service)
-        return service
-
-    yield make
-    for service in opened:
-        service.close()
-        service.extractor.close()  # type: ignore[attr-defined]
 
 
 def fast_settings(url: str, **changes: Any) -> ClaudeSettings:
