@@ -27,7 +27,7 @@ bench: $(BIN)/memory-app
 	$(BIN)/python -m benchmarks
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .mypy_cache .hypothesis
 
 # Compile the Designer forms in ui/ into memory_app/gui/forms/ (committed, checked by tests).
 forms: $(BIN)/memory-app
