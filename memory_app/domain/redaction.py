@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
+from memory_app.domain.private_spans import without_private
 from memory_app.domain.transcripts import Transcript
 
 PLACEHOLDER_PREFIX = "[REDACTED:"
@@ -511,14 +512,17 @@ def redact_transcript(transcript: Transcript) -> tuple[Transcript, tuple[str, ..
         # An importer may have redacted already (a tool call is redacted before it is
         # shortened): what it removed counts too.
         findings.extend(_PLACEHOLDER.findall(turn.text))
-        result = redact(turn.text)
+        # What a person marked <private> goes first, whatever it holds.
+        shown, hidden = without_private(turn.text)
+        result = redact(shown)
         findings.extend(result.findings)
-        turns.append(replace(turn, text=result.text) if result.findings else turn)
+        changed = result.findings or hidden
+        turns.append(replace(turn, text=result.text) if changed else turn)
 
     def clean(value: str | None) -> str | None:
         if not value:
             return value
-        result = redact(value)
+        result = redact(without_private(value)[0])
         findings.extend(result.findings)
         return result.text
 
