@@ -48,6 +48,7 @@ from memory_app.operations.common import (
     new_group,
     usage_fields,
 )
+from memory_app.privacy_gate import why_excluded
 from memory_app.store import pending
 from memory_app.store import repository as repo
 from memory_app.store import summaries as summary_store
@@ -162,6 +163,10 @@ class MemorizeOperations(ServiceState):
         source = clean.source_path or clean.title or "conversation"
         if clean.session_id:
             source = f"{source} [{clean.session_id}]"
+        folder = self.db.path.parent if self.db.path is not None else None
+        excluded = why_excluded(folder, transcript.project)
+        if excluded is not None:  # paused or denied: nothing of it is stored
+            return MemorizeResult("skipped", source, reason=excluded)
         reason = skip_reason(clean)
         if reason is not None:
             why = {"empty": "empty conversation", "trivial": "trivial conversation"}[reason]
