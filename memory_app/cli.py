@@ -131,6 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
     cli_retrieval.add_parsers(sub, common)
     cli_maintenance.add_parsers(sub, common)
     cli_desktop.add_parsers(sub, common)
+    _add_hooks(sub, common)
+    for name, text in (
+        ("off", "pause memory for a project: nothing captured, nothing recalled (/memory off)"),
+        ("on", "turn memory back on for a project paused with `off` (/memory on)"),
+    ):
+        p = add(name, text)
+        p.add_argument("--project", metavar="DIR", default=".", help="the project (default: .)")
     p = add("demo", "fill an empty store with demo conversations (try the app without your own)")
     p.add_argument("--generated", type=int, default=0, help="also add N generated memories")
     add("gui", "open the desktop window (the default)")
@@ -164,6 +171,66 @@ def _add_conflicts(sub: Any, common: argparse.ArgumentParser) -> None:
     q.add_argument("--note", default="", help="why, or when each applies (for --keep both)")
 
 
+def _add_hooks(sub: Any, common: argparse.ArgumentParser) -> None:
+    text = "add, remove or check this app's Claude Code hooks in settings.json"
+    p = sub.add_parser("hooks", help=text, description=text, parents=[common])
+    inner = p.add_subparsers(dest="hooks_command", metavar="ACTION", required=True)
+    for name, help_text in (
+        ("install", "merge the hooks beside other tools' ones (a backup is kept)"),
+        ("uninstall", "remove exactly the hooks `hooks install` added"),
+        ("status", "which events have this app's hook, and the settings file"),
+    ):
+        q = inner.add_parser(name, help=help_text, description=help_text, parents=[common])
+        scope = q.add_mutually_exclusive_group()
+        scope.add_argument("--project", type=Path, metavar="DIR", help="DIR/.claude/settings.json")
+        scope.add_argument(
+            "--user",
+            action="store_true",
+            help="$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json (default)",
+        )
+
+
+def _pause(data_dir: Path, project: str, off: bool) -> tuple[Any, str]:
+    from memory_app.privacy_gate import set_paused
+
+    paused = set_paused(data_dir, project, off)
+    folder = str(Path(project).expanduser().resolve())
+    state = "off" if off else "on"
+    text = f"Memory is {state} for {folder}." + (
+        " Nothing is captured from it or recalled into it until `memory-app on`." if off else ""
+    )
+    return {"project": folder, "memory": state, "paused": paused}, text
+
+
+def _hooks(args: argparse.Namespace) -> tuple[Any, str]:
+    """`hooks install|uninstall|status`; raises SettingsFileError. Needs no store."""
+    from memory_app.hooks import settings_file
+
+    project = args.project
+    if project is not None and not project.is_dir():
+        raise settings_file.SettingsFileError(f"no such project folder: {project}")
+    scope = "project" if project is not None else "user"
+    path = settings_file.settings_path(project)
+    action = {
+        "install": settings_file.install,
+        "uninstall": settings_file.uninstall,
+        "status": settings_file.status,
+    }[args.hooks_command]
+    report = action(path, scope)
+    lines = [f"Claude Code settings ({scope} scope): {path}"]
+    lines += [
+        f"  {event:<17} {'installed' if command else 'not installed'}"
+        + ("" if not command or command == settings_file.hook_command(event) else " (outdated)")
+        for event, command in report.events.items()
+    ]
+    if args.hooks_command != "status":
+        verb = "Installed" if args.hooks_command == "install" else "Removed"
+        lines.insert(0, f"{verb} the hooks." if report.changed else "Nothing to change.")
+        if report.backup:
+            lines.append(f"Previous file kept as {report.backup}")
+    return report.to_json(), "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -187,6 +254,15 @@ def _dispatch(args: argparse.Namespace) -> int:
         try:
             return _print(*cli_desktop.run(args), as_json)
         except DesktopError as exc:
+            return _fail(str(exc), as_json)
+    if args.command in ("off", "on"):  # a file beside the store, read by the hooks too
+        return _print(*_pause(settings.data_dir, args.project, args.command == "off"), as_json)
+    if args.command == "hooks":  # no store needed either
+        from memory_app.hooks.settings_file import SettingsFileError
+
+        try:
+            return _print(*_hooks(args), as_json)
+        except SettingsFileError as exc:
             return _fail(str(exc), as_json)
     handler = _HANDLERS[args.command]
     try:
