@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -46,9 +47,14 @@ def ours(data: dict[str, Any], event: str) -> list[tuple[dict[str, Any], dict[st
 
 
 def check_installed(data: dict[str, Any]) -> None:
+    """Our entry for every event, running this interpreter (a console script may spell
+    it `python3` where the tests run `python`: the same file)."""
     for event in EVENTS:
         [(group, handler)] = ours(data, event)
-        assert handler == {"type": "command", "command": hook_command(event), "timeout": 10}
+        python, *rest = shlex.split(handler["command"])
+        assert Path(python).resolve() == Path(sys.executable).resolve()
+        assert shlex.join(rest) == hook_command(event).split(" ", 1)[1]
+        assert handler == {"type": "command", "command": handler["command"], "timeout": 10}
         assert group.get("matcher") == MATCHERS.get(event)
         assert set(group) == ({"matcher", "hooks"} if event in MATCHERS else {"hooks"})
 
