@@ -6,6 +6,7 @@ python -m benchmarks locomo retrieve          # retrieval quality (LoCoMo) and s
 python -m benchmarks consolidation            # nightly maintenance at 100k memories
 python -m benchmarks quality                  # memory quality: dev and frozen test sets
 python -m benchmarks startup search stall --items 5000 --queries 20 --files 40
+python -m benchmarks hook --items 10000 --runs 50   # UserPromptSubmit hook, whole process
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ NAMES = (
     "startup",
     "search",
     "stall",
+    "hook",
 )
 
 
@@ -40,7 +42,7 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
         store_queries = args.queries or 200
         return (
             "store_search",
-            lambda: module.run(items=args.items, queries=store_queries),
+            lambda: module.run(items=(args.items or 100_000), queries=store_queries),
             module,
         )
     if name == "retrieve":
@@ -48,7 +50,7 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
 
         return (
             "retrieve",
-            lambda: module.run(items=args.items, queries=args.queries or 300),
+            lambda: module.run(items=(args.items or 100_000), queries=args.queries or 300),
             module,
         )
     if name == "locomo":
@@ -58,7 +60,7 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
     if name == "consolidation":
         from benchmarks import consolidation as module
 
-        return "consolidation", lambda: module.run(items=args.items), module
+        return "consolidation", lambda: module.run(items=(args.items or 100_000)), module
     if name == "quality":
         from benchmarks import quality as module
 
@@ -66,21 +68,34 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
     if name == "startup":
         from benchmarks import gui_startup as module
 
-        return "gui_startup", lambda: module.run(items=args.items, runs=args.runs), module
+        return (
+            "gui_startup",
+            lambda: module.run(items=(args.items or 100_000), runs=(args.runs or 5)),
+            module,
+        )
     if name == "search":
         from benchmarks import gui_search as module
 
         search_queries = args.queries or 60
         return (
             "gui_search",
-            lambda: module.run(items=args.items, queries=search_queries, budget_s=args.budget),
+            lambda: module.run(
+                items=(args.items or 100_000), queries=search_queries, budget_s=args.budget
+            ),
             module,
         )
+    if name == "hook":
+        from benchmarks import hook_latency as module
+
+        hook_items, hook_runs = args.items or 10_000, args.runs or 50
+        return "hook_latency", lambda: module.run(items=hook_items, runs=hook_runs), module
     from benchmarks import gui_import_stall as module
 
     return (
         "gui_import_stall",
-        lambda: module.run(items=args.items, files=args.files, trace=args.trace_stalls),
+        lambda: module.run(
+            items=(args.items or 100_000), files=args.files, trace=args.trace_stalls
+        ),
         module,
     )
 
@@ -90,11 +105,18 @@ def main() -> int:
     parser.add_argument(
         "which", nargs="*", metavar="NAME", help=f"any of {', '.join(NAMES)}; default: all"
     )
-    parser.add_argument("--items", type=int, default=100_000, help="memories in the store")
+    parser.add_argument(
+        "--items", type=int, default=None, help="memories in the store (hook: 10,000, else 100,000)"
+    )
     parser.add_argument(
         "--queries", type=int, default=None, help="queries (store: 200, search: 60)"
     )
-    parser.add_argument("--runs", type=int, default=5, help="startup: launches per view")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=None,
+        help="startup: launches per view (5); hook: processes (50)",
+    )
     parser.add_argument("--files", type=int, default=200, help="stall: conversations imported")
     parser.add_argument(
         "--budget", type=float, default=150.0, help="search: seconds for all queries at most"

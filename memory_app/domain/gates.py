@@ -1,11 +1,14 @@
-"""Gates and truncation applied before extraction (seed 001 §8).
+"""Gates and truncation applied before extraction (seed 001 §8), and before recall.
 
 Empty and trivial conversations are skipped without any extractor cost; long ones are
-cut per turn and in total so an extractor's input stays bounded.
+cut per turn and in total so an extractor's input stays bounded. Trivial prompts ("ok",
+"continue") are answered by the recall hook with nothing (seed 002 recall gate): they
+carry no topic to search for, and injecting memories would only cost the assistant tokens.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from memory_app.domain.transcripts import Transcript, Turn
@@ -13,6 +16,21 @@ from memory_app.domain.transcripts import Transcript, Turn
 MAX_TURN_CHARS = 2_000
 MAX_TOTAL_CHARS = 80_000
 SUBSTANTIVE_CHARS = 50
+# A prompt shorter than this (once its punctuation is gone) names no topic.
+MIN_PROMPT_CHARS = 4
+# Acknowledgements and go-aheads: the assistant already has the context it needs.
+TRIVIAL_PROMPTS = frozenset(
+    {
+        "ok", "okay", "k", "kk", "thanks", "thank you", "thanks a lot", "thx", "ty",
+        "cheers", "yes", "y", "yep", "yeah", "yup", "no", "nope", "sure", "continue",
+        "go on", "go ahead", "keep going", "carry on", "proceed", "next", "done", "do it",
+        "lgtm", "looks good", "sounds good", "great", "good", "nice", "cool", "perfect",
+        "fine", "agreed", "right", "correct", "please continue", "please proceed",
+        "ok thanks", "okay thanks", "ok continue", "yes please", "ok go ahead",
+        "thanks continue", "yes continue", "yes go ahead",
+    }
+)  # fmt: skip
+_NOT_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
 
 def skip_reason(transcript: Transcript) -> str | None:
@@ -43,6 +61,22 @@ def skip_reason(transcript: Transcript) -> str | None:
             best = max(best, pending + len(turn.text.strip()))
             pending = 0
     return None if best >= SUBSTANTIVE_CHARS else "trivial"
+
+
+def prompt_skip_reason(prompt: str) -> str | None:
+    """Why a prompt is not worth a recall, or None when it is: "empty", "punctuation"
+    (no word at all), "short" or "trivial" (an acknowledgement or a go-ahead)."""
+    if not prompt.strip():
+        return "empty"
+    words = _NOT_WORD.sub(" ", prompt.lower()).split()
+    if not words:
+        return "punctuation"
+    normalized = " ".join(words)
+    if normalized in TRIVIAL_PROMPTS:
+        return "trivial"
+    if len(normalized) < MIN_PROMPT_CHARS:
+        return "short"
+    return None
 
 
 def truncate_for_extraction(

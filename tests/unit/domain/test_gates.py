@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from memory_app.domain.gates import skip_reason, truncate_for_extraction
+import pytest
+
+from memory_app.domain.gates import prompt_skip_reason, skip_reason, truncate_for_extraction
 from memory_app.domain.transcripts import Transcript, Turn
 
 
@@ -58,3 +60,24 @@ def test_the_total_is_capped_and_the_rest_noted() -> None:
     assert dropped == 27
     assert cut.turns[-1].text == "[...27 remaining turns truncated for length]"
     assert cut.turns[-1].kind == "command"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "reason"),
+    [
+        ("", "empty"),
+        ("   \n", "empty"),
+        ("?!...", "punctuation"),
+        ("ok", "trivial"),
+        ("OK!", "trivial"),
+        ("Thanks.", "trivial"),
+        ("thank you", "trivial"),
+        ("continue", "trivial"),
+        ("Yes, go ahead", "trivial"),
+        ("hm", "short"),
+        ("fix the flaky pagination test", None),
+        ("ok, now add retries to the uploader", None),
+    ],
+)
+def test_prompt_skip_reason(prompt: str, reason: str | None) -> None:
+    assert prompt_skip_reason(prompt) == reason
