@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_app import __version__, cli_desktop, cli_maintenance, cli_retrieval, logs
-from memory_app.config import resolve_settings
+from memory_app.config import Settings, resolve_settings
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
     CONFLICT_STATUSES,
@@ -138,8 +138,17 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         p = add(name, text)
         p.add_argument("--project", metavar="DIR", default=".", help="the project (default: .)")
+    add(
+        "capture",
+        "import the sessions the Claude Code hooks queued (the hooks start this themselves)",
+    )
     p = add("demo", "fill an empty store with demo conversations (try the app without your own)")
     p.add_argument("--generated", type=int, default=0, help="also add N generated memories")
+    add(
+        "mcp",
+        "serve the memory to an assistant as MCP tools over stdio "
+        "(search, retrieve, context, remember, forget, pin, list_conflicts)",
+    )
     add("gui", "open the desktop window (the default)")
     return parser
 
@@ -264,6 +273,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _print(*_hooks(args), as_json)
         except SettingsFileError as exc:
             return _fail(str(exc), as_json)
+    if args.command == "mcp":  # stdout carries the protocol only: no _print
+        return _serve_mcp(settings)
     handler = _HANDLERS[args.command]
     try:
         extractor = _extractor(args)
@@ -300,6 +311,22 @@ def _dispatch(args: argparse.Namespace) -> int:
     return code
 
 
+def _serve_mcp(settings: Settings) -> int:
+    """`memory-app mcp`: serve until the client closes stdin. A store that cannot be
+    opened is reported on stderr, never on stdout, which belongs to the protocol."""
+    from memory_app.mcp_server import serve
+
+    try:
+        service = MemoryService.open(settings)
+    except StoreError as exc:
+        return _fail(str(exc), as_json=False)
+    try:
+        serve(service)
+    finally:
+        service.close()
+    return 0
+
+
 def _print(payload: Any, text: str, as_json: bool, code: int = 0) -> int:
     try:
         if as_json:
@@ -314,9 +341,9 @@ def _print(payload: Any, text: str, as_json: bool, code: int = 0) -> int:
 def _extractor(args: argparse.Namespace) -> Extractor | None:
     """The extractor `import` or `retry` asked for; None (the service's offline default)
     elsewhere."""
-    if args.command not in ("import", "retry"):
+    if args.command not in ("import", "retry", "capture"):
         return None
-    return make_extractor(args.extractor or default_choice())
+    return make_extractor(getattr(args, "extractor", None) or default_choice())
 
 
 def _test_connection() -> tuple[Any, str, int]:
@@ -583,6 +610,20 @@ def _restore(service: MemoryService, args: argparse.Namespace) -> Output:
     return _brief(item), f"Restored memory #{item.id}."
 
 
+def _capture(service: MemoryService, args: argparse.Namespace) -> Output:
+    from memory_app.capture_worker import drain
+
+    folder = service.db.path.parent if service.db.path is not None else None
+    results = drain(service, folder) if folder is not None else []
+    if results is None:
+        return {"busy": True, "results": []}, "Another capture worker is importing the queue."
+    added = sum(1 for r in results if r.status in ("success", "empty"))
+    payload = {"busy": False, "results": [r.to_json() for r in results]}
+    sessions = "session" if len(results) == 1 else "sessions"
+    new = "conversation" if added == 1 else "conversations"
+    return payload, f"Captured {len(results)} queued {sessions} ({added} new {new})."
+
+
 def _keep(service: MemoryService, args: argparse.Namespace) -> Output:
     item = service.keep(args.id)
     return _brief(item), f"Kept memory #{item.id}: it is active now."
@@ -667,6 +708,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "forget": _forget,
     "restore": _restore,
     "keep": _keep,
+    "capture": _capture,
     "undo": _undo,
     "conflicts": _conflicts,
     "demo": _demo,

@@ -2,9 +2,11 @@
 
 Memorizing a transcript loads the extractor and the store's write path, seconds of work
 the assistant must not wait for; the hook only appends one JSON line to
-`hook-queue.jsonl` in the data folder. The worker that imports the queued transcripts
-(one at a time, under a lock file) is not built yet: until it is, the app's startup
-check still finds the sessions in Claude Code's projects folder.
+`hook-queue.jsonl` beside the store and starts the worker that imports it
+(`memory-app capture`, memory_app/capture_worker.py) detached, in a session of its own,
+so the assistant does not wait and a closing terminal does not stop it.
+MEMORY_APP_HOOK_WORKER=0 only queues (import the queue yourself with `memory-app
+capture`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,29 @@ def append_line(path: str, entry: Mapping[str, Any]) -> None:
         os.write(fd, data)
     finally:
         os.close(fd)
+
+
+WORKER_ENV = "MEMORY_APP_HOOK_WORKER"
+
+
+def start_worker(env: Mapping[str, str]) -> bool:
+    """Start `memory-app capture` detached (it leaves at once if one already runs);
+    False when MEMORY_APP_HOOK_WORKER=0 says only to queue."""
+    if env.get(WORKER_ENV, "").strip() == "0":
+        return False
+    import subprocess
+    import sys
+
+    subprocess.Popen(
+        [sys.executable, "-m", "memory_app", "capture"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=dict(env),
+        start_new_session=True,
+        close_fds=True,
+    )
+    return True
 
 
 def _text(value: object) -> str | None:

@@ -83,4 +83,5 @@ def log_file(env: Mapping[str, str]) -> str:
 
 
 def queue_file(env: Mapping[str, str]) -> str:
-    return os.path.join(data_dir(env), QUEUE_FILE)
+    """Beside the store, where the capture worker (capture_worker.py) reads it."""
+    return os.path.join(os.path.dirname(store_path(env)), QUEUE_FILE)

@@ -77,6 +77,7 @@ def handle(event: str, raw: bytes, env: Mapping[str, str], now: datetime) -> dic
         return None  # paused (`memory-app off`) or denied: nothing captured or recalled
     if event in ("SessionEnd", "PreCompact"):
         capture.append_line(locations.queue_file(env), capture.queue_entry(event, payload, now))
+        capture.start_worker(env)
         return None
     budget = hook_budget(env)
     if event == "UserPromptSubmit":

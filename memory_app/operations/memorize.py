@@ -20,6 +20,8 @@ from memory_app.domain.gates import (
 )
 from memory_app.domain.jobs import JobCancelled, JobState
 from memory_app.domain.possible_secrets import masked, possible_secret
+from memory_app.domain.private_spans import MARK as PRIVATE_MARK
+from memory_app.domain.private_spans import without_private
 from memory_app.domain.records import (
     ImportReport,
     MemorizeResult,
@@ -59,6 +61,9 @@ from memory_app.store.tables import CategorySummaryRow, MemoryItemRow, ResourceR
 log = logging.getLogger(__name__)
 
 KNOWN_MEMORIES = 60  # existing memories shown to a model extractor, for updates
+# A statement given by hand was said on purpose: as sure as a clear rule in a conversation.
+REMEMBERED_CONFIDENCE = 0.9
+REMEMBERED_CATEGORY = "implementation_notes"  # when the caller names none
 
 
 def _named(path: Path) -> str:
@@ -212,6 +217,101 @@ class MemorizeOperations(ServiceState):
             deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
         learnt.conflicts = self._detect_quietly(learnt.added)
         return self._result(source, resource.id, learnt, deferred, spent, batch, len(findings))
+
+    def remember(
+        self,
+        content: str,
+        *,
+        category: str | None = None,
+        project: str | None = None,
+        confidence: float = REMEMBERED_CONFIDENCE,
+    ) -> tuple[str, MemoryRecord]:
+        """Store one statement given by hand (an assistant's `remember` tool): through the
+        same gates as an import (project pause and deny lists, `<private>` spans,
+        redaction, validation, the possible-secret hold) and the same dedupe, so saying it
+        twice reinforces it. Returns ("added" | "reinforced", the memory); raises
+        ValueError when a gate refuses it, ValidationError when a field is invalid."""
+        from memory_app.extract.offline import extract_tags  # its rules load on first use
+
+        folder = self.db.path.parent if self.db.path is not None else None
+        excluded = why_excluded(folder, project)
+        if excluded is not None:
+            raise ValueError(f"not remembered: {excluded}")
+        shown, hidden = without_private(content)
+        if hidden and not shown.replace(PRIVATE_MARK, "").strip():
+            raise ValueError("not remembered: the whole content is marked <private>")
+        text = redact(" ".join(shown.split())).text
+        now = self.clock()
+        with self.db.writing() as session:
+            known = {c.key: c for c in repo.categories(session)}
+            key = category or REMEMBERED_CATEGORY
+            memory_type = known[key].default_type if key in known else "fact"
+            importance = default_importance(memory_type)
+            validate_item_fields(
+                {
+                    "content": text,
+                    "category": key,
+                    "confidence": confidence,
+                    "importance": importance,
+                    "type": memory_type,
+                },
+                known,
+                now,
+            )
+            group = new_group("remember")
+            duplicate = repo.find_duplicate(session, self.db.dialect, key, text)
+            if duplicate is not None and is_opposite(duplicate.content, text):
+                duplicate = None
+            if duplicate is None:
+                duplicate = find_restated(session, self.db.dialect, project, text)
+            if duplicate is not None and duplicate.id is not None:
+                if duplicate.status in ("deleted", "superseded"):
+                    # A person forgot it: saying it again must not bring it back unasked.
+                    raise ValueError(
+                        f"not remembered: it repeats memory #{duplicate.id}, which is "
+                        f"{duplicate.status} (memory-app restore {duplicate.id} brings it back)"
+                    )
+                repo.change_item(
+                    session,
+                    duplicate,
+                    {
+                        "reinforcement_count": duplicate.reinforcement_count + 1,
+                        "confidence": reinforced_confidence(duplicate.confidence, confidence),
+                        "last_seen_at": now,
+                    },
+                    actor="user",
+                    action="reinforce",
+                    group_id=group,
+                    note="remembered again by hand",
+                )
+                return "reinforced", repo.to_record(duplicate)
+            row = MemoryItemRow(
+                category=key,
+                type=memory_type,
+                content=text,
+                content_key="",
+                confidence=confidence,
+                importance=importance,
+                scope="project" if project else "global",
+                project=project,
+                tags=sorted(extract_tags(text)),
+                extracted_at=now,
+                updated_at=now,
+                last_seen_at=now,
+                valid_from=now,
+            )
+            suspect = possible_secret(text)
+            if suspect is not None:
+                row.status = "held"  # until a person keeps or removes it
+            repo.add_item(session, row, actor="user", group_id=group)
+            if suspect is not None:
+                log.warning(
+                    "memory #%s held for review: possible secret %s", row.id, masked(suspect)
+                )
+            self._refresh_summaries(session, {key})
+            added = repo.to_record(row)
+        self._detect_quietly([added.id])
+        return "added", added
 
     def reextract(self, resource_id: int) -> MemorizeResult:
         """Run the current extractor again over a stored conversation (the GUI's "Extract

@@ -77,6 +77,7 @@ ANY = _Any()
 def hook_env(data: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_APP_")}
     env["MEMORY_APP_DATA_DIR"] = str(data)
+    env["MEMORY_APP_HOOK_WORKER"] = "0"  # queue only; the worker has its own tests
     env.update(extra)
     return env
 
@@ -341,7 +342,8 @@ def test_the_hook_finds_the_store_and_log_the_app_uses(
     assert locations.data_dir(os.environ) == str(settings.data_dir)
     assert locations.store_path(os.environ) == make_url(settings.db_url).database
     assert locations.log_file(os.environ) == str(log_folder() / LOG_FILE)
-    assert locations.queue_file(os.environ) == str(settings.data_dir / "hook-queue.jsonl")
+    store = Path(str(make_url(settings.db_url).database))
+    assert locations.queue_file(os.environ) == str(store.parent / "hook-queue.jsonl")
 
 
 def test_a_store_url_that_is_not_sqlite_fails_open(tmp_path: Path) -> None:
