@@ -66,6 +66,17 @@ REMEMBERED_CONFIDENCE = 0.9
 REMEMBERED_CATEGORY = "implementation_notes"  # when the caller names none
 
 
+def _add_or_hold(session: Session, row: MemoryItemRow, *, actor: str, group_id: str) -> None:
+    """Add a new memory; one holding a possible secret is held for a person to keep or
+    remove (possible_secrets.py), never active unseen."""
+    suspect = possible_secret(row.content)
+    if suspect is not None:
+        row.status = "held"
+    repo.add_item(session, row, actor=actor, group_id=group_id)
+    if suspect is not None:
+        log.warning("memory #%s held for review: possible secret %s", row.id, masked(suspect))
+
+
 def _named(path: Path) -> str:
     """A file as a report names it: valid text, with any token in its path redacted."""
     return redact(shown_path(path)).text
@@ -300,14 +311,7 @@ class MemorizeOperations(ServiceState):
                 last_seen_at=now,
                 valid_from=now,
             )
-            suspect = possible_secret(text)
-            if suspect is not None:
-                row.status = "held"  # until a person keeps or removes it
-            repo.add_item(session, row, actor="user", group_id=group)
-            if suspect is not None:
-                log.warning(
-                    "memory #%s held for review: possible secret %s", row.id, masked(suspect)
-                )
+            _add_or_hold(session, row, actor="user", group_id=group)
             self._refresh_summaries(session, {key})
             added = repo.to_record(row)
         self._detect_quietly([added.id])
@@ -664,12 +668,7 @@ class MemorizeOperations(ServiceState):
             last_seen_at=now,
             valid_from=valid_from,
         )
-        suspect = possible_secret(content)
-        if suspect is not None:
-            row.status = "held"  # until a person keeps or removes it
-        repo.add_item(session, row, actor="extractor", group_id=group)
-        if suspect is not None:
-            log.warning("memory #%s held for review: possible secret %s", row.id, masked(suspect))
+        _add_or_hold(session, row, actor="extractor", group_id=group)
         return "added", row.id or 0, category.key
 
     # -- category summaries -----------------------------------------------------------
