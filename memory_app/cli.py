@@ -401,32 +401,25 @@ def _import(service: MemoryService, args: argparse.Namespace) -> Output:
         f"Memories extracted: {report.items_added}",
         f"Duplicates reinforced: {report.items_reinforced}",
     ]
-    if report.skipped:
-        lines.append(f"Skipped: {len(report.skipped)}")
-        lines += [f"  {r.source}: {r.reason}" for r in report.skipped]
-    if report.errors:
-        lines.append(f"Errors: {len(report.errors)}")
-        lines += [f"  {r.source}: {r.reason}" for r in report.errors]
+    lines += _section("Skipped", [f"{r.source}: {r.reason}" for r in report.skipped])
+    lines += _section("Errors", [f"{r.source}: {r.reason}" for r in report.errors])
     lines += _pending_lines(report)
-    if report.problems:
-        lines.append(f"Unreadable lines: {len(report.problems)}")
-        lines += [f"  {p}" for p in report.problems]
-    notes = [n for r in report.results for n in r.notes] + list(report.notes)
-    if notes:
-        lines.append(f"Notes: {len(notes)}")
-        lines += [f"  {n}" for n in notes]
+    lines += _section("Unreadable lines", report.problems)
+    lines += _section("Notes", [n for r in report.results for n in r.notes] + list(report.notes))
     if report.usage is not None:
         lines.append(f"Claude usage: {_usage_line(report.usage)}")
     return report.to_json(), "\n".join(lines)
 
 
+def _section(title: str, entries: Sequence[str]) -> list[str]:
+    """`Title: N` and its entries indented, or nothing when there are none."""
+    return [f"{title}: {len(entries)}", *(f"  {e}" for e in entries)] if entries else []
+
+
 def _pending_lines(report: ImportReport) -> list[str]:
-    if not report.pending:
-        return []
-    lines = [f"Pending (extraction failed, kept, will retry): {len(report.pending)}"]
-    lines += [f"  {r.source}: {r.reason}" for r in report.pending]
-    lines.append("  Retry now with: memory-app retry")
-    return lines
+    pending = [f"{r.source}: {r.reason}" for r in report.pending]
+    lines = _section("Pending (extraction failed, kept, will retry)", pending)
+    return [*lines, "  Retry now with: memory-app retry"] if lines else []
 
 
 def _retry(service: MemoryService, args: argparse.Namespace) -> Output:
@@ -453,12 +446,8 @@ def _retry(service: MemoryService, args: argparse.Namespace) -> Output:
         f"Memories extracted: {report.items_added}",
         f"Duplicates reinforced: {report.items_reinforced}",
     ]
-    if report.pending:
-        lines.append(f"Still pending: {len(report.pending)}")
-        lines += [f"  {r.source}: {r.reason}" for r in report.pending]
-    if payload["notes"]:
-        lines.append(f"Notes: {len(payload['notes'])}")
-        lines += [f"  {n}" for n in payload["notes"]]
+    lines += _section("Still pending", [f"{r.source}: {r.reason}" for r in report.pending])
+    lines += _section("Notes", payload["notes"])
     if report.usage is not None:
         lines.append(f"Claude usage: {_usage_line(report.usage)}")
     return payload, "\n".join(lines)

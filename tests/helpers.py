@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from memory_app.domain.categories import Category
 from memory_app.domain.transcripts import Transcript, Turn
@@ -62,3 +64,16 @@ def system_tool(name: str) -> str:
     if os.environ.get("MEMORY_APP_REQUIRE_TOOLS") == "1":
         pytest.fail(message)
     pytest.skip(message)
+
+
+def make_version_2(db: Path) -> None:
+    """Turn a current store into one made by schema version 2: without what version 3
+    adds, so opening it migrates (and backs it up first)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE maintenance_change")
+        conn.execute("DROP TABLE maintenance_schedule")
+        conn.execute("ALTER TABLE memory_item DROP COLUMN decay_factor")
+        conn.execute("ALTER TABLE category_summary DROP COLUMN digest")
+        conn.execute("ALTER TABLE maintenance_run DROP COLUMN group_id")
+        conn.execute("PRAGMA user_version = 2")
+    conn.close()

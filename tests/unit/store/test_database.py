@@ -15,6 +15,7 @@ from memory_app.store.dialects import sqlite as sqlite_dialect
 from memory_app.store.errors import DatabaseTooNewError, EmptyQueryError, UnsupportedDatabaseError
 from memory_app.store.fts_query import match_expression
 from memory_app.store.tables import CategoryRow, MemoryItemRow
+from tests.helpers import make_version_2
 
 
 def make_db(tmp_path: Path, name: str = "memory.db") -> Database:
@@ -251,14 +252,7 @@ def test_a_version_2_store_gains_the_maintenance_tables_and_columns(tmp_path: Pa
     db = make_db(tmp_path)
     item_id = add_item(db, "Prefer pathlib over os.path")
     db.close()
-    # Make it a version 2 store: without what version 3 adds.
-    with sqlite3.connect(tmp_path / "memory.db") as conn:
-        conn.execute("DROP TABLE maintenance_change")
-        conn.execute("DROP TABLE maintenance_schedule")
-        conn.execute("ALTER TABLE memory_item DROP COLUMN decay_factor")
-        conn.execute("ALTER TABLE category_summary DROP COLUMN digest")
-        conn.execute("ALTER TABLE maintenance_run DROP COLUMN group_id")
-        conn.execute("PRAGMA user_version = 2")
+    make_version_2(tmp_path / "memory.db")
     upgraded = make_db(tmp_path)
     assert upgraded.previous_version == 2
     assert list((tmp_path / "backups").glob("memory.v2.*.bak"))

@@ -91,16 +91,16 @@ def test_opening_repairs_looser_modes_and_keeps_the_owners_bits(tmp_path: Path) 
         service.close()
 
 
-def test_a_shared_folder_given_as_the_data_folder_keeps_its_mode(tmp_path: Path) -> None:
+def test_a_common_folder_given_as_the_data_folder_keeps_its_mode(tmp_path: Path) -> None:
     """Only the store's own folder is tightened: `--data-dir ~` must not close a home
     folder (or a project folder) to its group; the database files are private anyway."""
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    shared.chmod(0o755)
-    (shared / "notes.txt").write_text("someone else's file")
-    private_database(shared / "memory.db")
-    assert stat.S_IMODE(shared.stat().st_mode) == 0o755
-    assert stat.S_IMODE((shared / "memory.db").stat().st_mode) == 0o600
+    common = tmp_path / "projects"
+    common.mkdir()
+    common.chmod(0o755)
+    (common / "notes.txt").write_text("someone else's file")
+    private_database(common / "memory.db")
+    assert stat.S_IMODE(common.stat().st_mode) == 0o755
+    assert stat.S_IMODE((common / "memory.db").stat().st_mode) == 0o600
 
 
 def test_files_someone_keeps_in_a_backups_folder_keep_their_modes(tmp_path: Path) -> None:

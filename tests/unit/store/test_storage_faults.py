@@ -28,6 +28,7 @@ from memory_app.store.database import Database
 from memory_app.store.dialects import sqlite as sqlite_dialect
 from memory_app.store.dialects.sqlite_health import integrity_problem
 from memory_app.store.errors import DatabaseDamagedError, DatabaseFileError
+from tests.helpers import make_version_2
 
 CHAT = "User: We always use pathlib, never os.path.\n\nAssistant: Noted.\n"
 COMMANDS = (("stats",), ("list",), ("search", "pathlib"), ("maintenance", "run", "nightly"))
@@ -402,18 +403,6 @@ def test_a_migration_whose_backup_is_blocked_changes_nothing(
         "nothing was changed.",
     )
     assert sha(db) == before
-
-
-def make_version_2(db: Path) -> None:
-    """Turn a current store into one made by schema version 2 (as test_database does)."""
-    with sqlite3.connect(db) as conn:
-        conn.execute("DROP TABLE maintenance_change")
-        conn.execute("DROP TABLE maintenance_schedule")
-        conn.execute("ALTER TABLE memory_item DROP COLUMN decay_factor")
-        conn.execute("ALTER TABLE category_summary DROP COLUMN digest")
-        conn.execute("ALTER TABLE maintenance_run DROP COLUMN group_id")
-        conn.execute("PRAGMA user_version = 2")
-    conn.close()
 
 
 def test_a_backup_that_runs_out_of_space_stops_the_migration(
