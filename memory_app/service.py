@@ -46,6 +46,7 @@ from memory_app.operations.curation import CurationOperations
 from memory_app.operations.maintenance import MaintenanceOperations
 from memory_app.operations.memorize import MemorizeOperations
 from memory_app.operations.retrieval import RetrievalOperations
+from memory_app.operations.usage_feedback import UsageFeedbackOperations
 from memory_app.retrieval.access import AccessLog
 from memory_app.retrieval.cache import QueryCache
 from memory_app.store import conflicts as conflict_store
@@ -63,6 +64,7 @@ class MemoryService(
     CurationOperations,
     RetrievalOperations,
     MaintenanceOperations,
+    UsageFeedbackOperations,
 ):
     """Memory operations over one database with one extractor."""
 

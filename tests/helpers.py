@@ -67,9 +67,14 @@ def system_tool(name: str) -> str:
 
 
 def make_version_2(db: Path) -> None:
-    """Turn a current store into one made by schema version 2: without what version 3
-    adds, so opening it migrates (and backs it up first)."""
+    """Turn a current store into one made by schema version 2: without what versions 3
+    and 4 add, so opening it migrates (and backs it up first)."""
     with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE injection_memory")
+        conn.execute("DROP TABLE injection")
+        conn.execute("DROP TRIGGER resource_au")
+        for column in ("injected_count", "cited_count", "ignored_count"):
+            conn.execute(f"ALTER TABLE memory_item DROP COLUMN {column}")
         conn.execute("DROP TABLE maintenance_change")
         conn.execute("DROP TABLE maintenance_schedule")
         conn.execute("ALTER TABLE memory_item DROP COLUMN decay_factor")

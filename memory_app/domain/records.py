@@ -49,9 +49,40 @@ class MemoryRecord:
     valid_until: datetime | None = None
     superseded_by: int | None = None
     decay_factor: float = 1.0  # seed 003's decay since last use, as of the last nightly run
+    injected_count: int = 0  # seed 004: times the hooks gave it to the assistant
+    cited_count: int = 0  # ... and the answer used it
+    ignored_count: int = 0  # ... and the answer did not
     score: float | None = None  # relevance, when the record came from a search
     # Open conflicts this memory is in; filled for search results (seed 000 §3.3).
     conflict_ids: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return _json_fields(asdict(self))
+
+
+@dataclass(frozen=True)
+class InjectedMemory:
+    """One memory a recall hook gave the assistant, and whether the answer used it."""
+
+    item_id: int
+    content: str
+    score: float | None  # the ranking score; None for standing context (session start)
+    verdict: str  # domain/citation.py VERDICTS
+
+
+@dataclass(frozen=True)
+class InjectionRecord:
+    """One answer of a recall hook: what the assistant saw for a prompt or a session."""
+
+    id: int
+    at: datetime
+    event: str  # UserPromptSubmit | SessionStart
+    session_id: str | None
+    project: str | None
+    outcome: str  # injected | reused | no_match | skipped
+    prompt: str | None  # redacted, once the session's transcript was imported
+    memories: tuple[InjectedMemory, ...] = ()
+    reused_from: datetime | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _json_fields(asdict(self))

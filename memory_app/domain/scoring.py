@@ -7,6 +7,10 @@ components, every component and the total in [0, 1]). Seed 003's importance join
 000's four components. Recency uses seed 003's decay because it rewards memories that
 keep being used, which is what a person expects of "recent"; seed 000's hyperbolic decay
 is kept for callers that want age alone.
+
+Seed 004's usage tracker joins as a factor on the total: a memory the assistant's
+answers kept citing after it was injected ranks up to a quarter higher, one it kept
+ignoring up to a quarter lower (`usefulness`); with no record the factor is 1.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ MAX_ACCESS_COUNT = 100  # seed 000 §4.2: frequency saturates here
 ACCESS_BOOST_PER_USE = 0.1  # seed 003
 MAX_ACCESS_BOOST = 0.5
 _TOLERANCE = 1e-6
+# How far usage feedback moves a score: the factor spans 1 -/+ FEEDBACK_SPAN / 2.
+FEEDBACK_SPAN = 0.5
 
 
 class ScoringError(ValueError):
@@ -47,6 +53,15 @@ def usage_decay(
 def frequency(access_count: int, saturation: int = MAX_ACCESS_COUNT) -> float:
     """Seed 000 §4.2: uses normalised to [0, 1]."""
     return min(max(access_count, 0) / saturation, 1.0)
+
+
+def usefulness(cited: int, ignored: int) -> float:
+    """Seed 004: the share of injections the assistant used, with one imagined use and
+    one imagined miss (so a single ignore does not sink a memory), as a factor in
+    [0.75, 1.25] around 1 (no record)."""
+    cited, ignored = max(cited, 0), max(ignored, 0)
+    share = (cited + 1) / (cited + ignored + 2)
+    return 1.0 + FEEDBACK_SPAN * (share - 0.5)
 
 
 def days_between(earlier: datetime, later: datetime) -> float:
@@ -101,6 +116,7 @@ class ScoreBreakdown:
     frequency: float
     recency: float
     total: float
+    feedback: float = 1.0  # usefulness(): multiplies the weighted sum
 
     def components(self) -> dict[str, float]:
         return {
@@ -114,7 +130,8 @@ class ScoreBreakdown:
     def describe(self) -> str:
         """One line for a tooltip or a CLI column."""
         parts = ", ".join(f"{k} {v:.2f}" for k, v in self.components().items())
-        return f"score {self.total:.3f} = {parts}"
+        used = f", use feedback x{self.feedback:.2f}" if self.feedback != 1.0 else ""
+        return f"score {self.total:.3f} = {parts}{used}"
 
 
 @dataclass(frozen=True)
@@ -126,6 +143,8 @@ class ScoringFacts:
     importance: float
     access_count: int
     last_used: datetime  # last access, else last seen, else when it was said
+    cited: int = 0  # injections the assistant's answers used (seed 004)
+    ignored: int = 0  # injections they did not
 
 
 def score(
@@ -146,7 +165,10 @@ def score(
         + weights.frequency * freq
         + weights.recency * recency
     )
-    return ScoreBreakdown(relevance, confidence, importance, freq, recency, _unit(total))
+    feedback = usefulness(facts.cited, facts.ignored)
+    return ScoreBreakdown(
+        relevance, confidence, importance, freq, recency, _unit(total * feedback), feedback
+    )
 
 
 def normalised_relevance(raw: float, best: float) -> float:

@@ -18,6 +18,7 @@ LOG_APP = "memory-curator"
 DB_FILE = "memory.db"
 LOG_FILE = "memory-app.log"
 QUEUE_FILE = "hook-queue.jsonl"
+INJECTION_LOG = "hook-injections.jsonl"
 
 
 class NotASQLiteStore(ValueError):
@@ -63,6 +64,13 @@ def store_path(env: Mapping[str, str]) -> str:
     if not path or path == ":memory:":
         raise NotASQLiteStore("MEMORY_APP_DB_URL names no database file")
     return path
+
+
+def read_only_uri(path: str) -> str:
+    """A SQLite URI opening the file read-only: mode=ro never creates, migrates nor
+    writes it."""
+    quoted = path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+    return f"file:{quoted}?mode=ro"
 
 
 def log_file(env: Mapping[str, str]) -> str:

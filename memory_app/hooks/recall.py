@@ -31,12 +31,29 @@ MAX_LINE_CHARS = 400
 CONVENTIONS = "project_conventions"
 
 _SAID = "COALESCE(m.valid_from, m.extracted_at)"
+
+
+def _holds(column: str) -> str:
+    """SQL: :project is the folder in `column` or inside it (a session started in a
+    subfolder of a project gets that project's memories)."""
+    return (
+        f"({column} = :project OR ({column} <> '' AND "
+        f"substr(:project, 1, length({column}) + 1) = {column} || '/'))"
+    )
+
+
 # Active, the project's or global, valid at :at, not excluded from the project's context.
 _VISIBLE = (
-    "m.status = 'active' AND (m.project = :project OR m.scope = 'global') "
+    f"m.status = 'active' AND ({_holds('m.project')} OR m.scope = 'global') "
     f"AND {_SAID} <= :at AND (m.valid_until IS NULL OR m.valid_until > :at) "
-    "AND m.id NOT IN (SELECT item_id FROM context_exclusion WHERE project IN ('', :project))"
+    "AND m.id NOT IN (SELECT item_id FROM context_exclusion "
+    f"WHERE project = '' OR {_holds('project')})"
 )
+# Schema version 4 added usage feedback (seed 004); an older store ranks without it.
+FEEDBACK_VERSION = 4
+
+
+Line = tuple[str, tuple[int, ...]]  # a context line and the memories it shows
 
 
 @dataclass(frozen=True)
@@ -63,9 +80,12 @@ def relevant(conn: sqlite3.Connection, prompt: str, project: str, now: datetime)
     terms = search_terms(prompt)
     if not terms:
         return []
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    feedback = "m.cited_count, m.ignored_count" if version >= FEEDBACK_VERSION else "0, 0"
     sql = (
         f"SELECT m.id, m.content, m.pinned, m.confidence, m.importance, m.access_count, "
-        f"COALESCE(m.last_accessed_at, m.last_seen_at, {_SAID}), {MEMORY_RANK} AS rank "
+        f"COALESCE(m.last_accessed_at, m.last_seen_at, {_SAID}), {MEMORY_RANK} AS rank, "
+        f"{feedback} "
         "FROM memory_fts JOIN memory_item AS m ON m.id = memory_fts.rowid "
         f"WHERE memory_fts MATCH :q AND {_VISIBLE} ORDER BY rank LIMIT :pool"
     )
@@ -81,11 +101,12 @@ def relevant(conn: sqlite3.Connection, prompt: str, project: str, now: datetime)
     best = -rows[0][7]  # bm25 is negative, lower is better
     weights = RankingWeights()
     found = []
-    for item_id, content, pinned, confidence, importance, uses, last_used, rank in rows:
+    for item_id, content, pinned, confidence, importance, uses, last_used, rank, *seen in rows:
         share = normalised_relevance(-rank, best)
         if share < MIN_RELEVANCE:
             continue
-        facts = ScoringFacts(share, confidence, importance, uses, datetime.fromisoformat(last_used))
+        last = datetime.fromisoformat(last_used)
+        facts = ScoringFacts(share, confidence, importance, uses, last, *seen)
         total = score(facts, weights, now).total
         found.append(Recalled(item_id, content, bool(pinned), total))
     found.sort(key=lambda r: (not r.pinned, -r.score, r.id))
@@ -94,7 +115,7 @@ def relevant(conn: sqlite3.Connection, prompt: str, project: str, now: datetime)
 
 def standing(
     conn: sqlite3.Connection, project: str, now: datetime
-) -> tuple[list[str], list[str], list[str]]:
+) -> tuple[list[Line], list[Line], list[Line]]:
     """The project's standing context as lines: unresolved conflicts (each a pair, or
     more), pinned memories, then the project's conventions not already pinned."""
     params = {"project": project, "at": db_time(now), "limit": STANDING_LIMIT}
@@ -104,13 +125,16 @@ def standing(
         "JOIN conflict_member AS cm ON cm.conflict_id = c.id "
         "JOIN memory_item AS m ON m.id = cm.item_id "
         "WHERE c.status IN ('unresolved', 'pending_user_review') AND m.status = 'active' "
-        "AND (m.project = :project OR m.scope = 'global') "
+        f"AND ({_holds('m.project')} OR m.scope = 'global') "
         "ORDER BY c.created_at, c.id, cm.position, m.id"
     )
     for conflict_id, item_id, content in conn.execute(conflict_sql, params):
         members.setdefault(conflict_id, []).append((item_id, content))
     conflicts = [
-        " vs ".join(f'#{item_id} "{_clip(content, 160)}"' for item_id, content in pair)
+        (
+            "- " + " vs ".join(f'#{item_id} "{_clip(content, 160)}"' for item_id, content in pair),
+            tuple(item_id for item_id, _ in pair),
+        )
         for pair in members.values()
         if len(pair) > 1
     ]
@@ -127,30 +151,43 @@ def standing(
     return conflicts, [_line(*row) for row in pinned], [_line(*row) for row in conventions]
 
 
-def prompt_context(memories: Sequence[Recalled], budget: int) -> str | None:
+def prompt_context(memories: Sequence[Recalled], budget: int) -> Packed | None:
     """The UserPromptSubmit context: as many of the memories as the budget holds."""
     lines = [_line(m.id, m.content) for m in memories]
-    return pack([("Memories relevant to this prompt (from Memory Curator):", lines)], budget)
+    return packed([("Memories relevant to this prompt (from Memory Curator):", lines)], budget)
 
 
 def session_context(
-    conflicts: list[str], pinned: list[str], conventions: list[str], budget: int
-) -> str | None:
+    conflicts: list[Line], pinned: list[Line], conventions: list[Line], budget: int
+) -> Packed | None:
     """The SessionStart context: conflicts first (a person must decide them), then
     pinned memories, then conventions."""
     sections = [
         (
             f"Unresolved memory conflicts ({len(conflicts)}): these memories contradict each "
             "other; ask the user which holds (`memory-app conflicts list`).",
-            [f"- {pair}" for pair in conflicts],
+            conflicts,
         ),
         ("Pinned memories:", pinned),
         ("Project conventions:", conventions),
     ]
-    return pack(sections, budget)
+    return packed(sections, budget)
 
 
-def pack(sections: Sequence[tuple[str, Sequence[str]]], budget: int) -> str | None:
+@dataclass(frozen=True)
+class Packed:
+    """The context text and the memories it holds, in order (for the injection log)."""
+
+    text: str
+    ids: tuple[int, ...]
+
+
+def pack(sections: Sequence[tuple[str, Sequence[str | Line]]], budget: int) -> str | None:
+    found = packed(sections, budget)
+    return None if found is None else found.text
+
+
+def packed(sections: Sequence[tuple[str, Sequence[str | Line]]], budget: int) -> Packed | None:
     """The sections' lines, in order, wrapped in the tags, within `budget` tokens as
     budget.py estimates them (four characters a token); a heading only with a line
     under it. A line that does not fit ends its section, and the shorter lines of later
@@ -158,24 +195,26 @@ def pack(sections: Sequence[tuple[str, Sequence[str]]], budget: int) -> str | No
     limit = budget * CHARS_PER_TOKEN
     parts = [OPEN]
     size = len(OPEN) + 1 + len(CLOSE)  # the parts joined by newlines, the close included
-    added = 0
+    ids: list[int] = []
     for heading, lines in sections:
         first = True
-        for line in lines:
+        for entry in lines:
+            line, line_ids = (entry, ()) if isinstance(entry, str) else entry
             extra = [heading, line] if first else [line]
             grown = size + sum(len(p) + 1 for p in extra)
             if grown > limit:
                 break
             parts.extend(extra)
-            size, first, added = grown, False, added + 1
-    if not added:
+            size, first = grown, False
+            ids.extend(i for i in line_ids if i not in ids)
+    if len(parts) == 1:
         return None
     parts.append(CLOSE)
-    return "\n".join(parts)
+    return Packed("\n".join(parts), tuple(ids))
 
 
-def _line(item_id: int, content: str) -> str:
-    return f"- {_clip(content, MAX_LINE_CHARS)} [#{item_id}]"
+def _line(item_id: int, content: str) -> Line:
+    return f"- {_clip(content, MAX_LINE_CHARS)} [#{item_id}]", (item_id,)
 
 
 def _clip(text: str, limit: int) -> str:

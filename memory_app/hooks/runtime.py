@@ -22,7 +22,7 @@ from types import FrameType
 from typing import IO, Any
 
 from memory_app.domain.gates import prompt_skip_reason
-from memory_app.hooks import capture, locations, recall
+from memory_app.hooks import capture, injections, locations, recall
 from memory_app.hooks.command import EVENTS
 from memory_app.privacy_gate import why_excluded
 
@@ -81,19 +81,76 @@ def handle(event: str, raw: bytes, env: Mapping[str, str], now: datetime) -> dic
         return None
     budget = hook_budget(env)
     if event == "UserPromptSubmit":
-        prompt = payload.get("prompt")
-        if not isinstance(prompt, str):
-            raise HookFailure("UserPromptSubmit payload has no prompt")
-        if prompt_skip_reason(prompt) is not None or not recall.search_terms(prompt):
-            return None
-        with _open_store(env) as conn:
-            text = recall.prompt_context(recall.relevant(conn, prompt, project, now), budget)
-    else:
-        with _open_store(env) as conn:
-            text = recall.session_context(*recall.standing(conn, project, now), budget)
-    if text is None:
+        return _prompt_answer(payload, project, env, now, budget)
+    with _open_store(env) as conn:
+        found = recall.session_context(*recall.standing(conn, project, now), budget)
+    memories = [(item_id, None) for item_id in found.ids] if found else []
+    outcome = injections.INJECTED if found else injections.NO_MATCH
+    _record(env, injections.entry(event, payload, now, outcome, memories, budget=budget))
+    return _answer(event, found)
+
+
+def _prompt_answer(
+    payload: Mapping[str, Any], project: str, env: Mapping[str, str], now: datetime, budget: int
+) -> dict[str, Any] | None:
+    """UserPromptSubmit: the gate, the topic window, then the search; every decision is
+    logged (hook-injections.jsonl) for `/mem why` and the usage feedback."""
+    event = "UserPromptSubmit"
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        raise HookFailure("UserPromptSubmit payload has no prompt")
+    terms = recall.search_terms(prompt)
+    if prompt_skip_reason(prompt) is not None or not terms:
+        line = injections.entry(event, payload, now, injections.SKIPPED, prompt=prompt)
+        _record(env, line)
         return None
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    keys = injections.term_keys(terms)
+    log = injections.log_path(env)
+    earlier = injections.topic_window(
+        injections.tail(log), _text(payload.get("session_id")), keys, now
+    )
+    if earlier is not None:  # its memories are still in the conversation: add nothing
+        line = injections.entry(
+            event,
+            payload,
+            now,
+            injections.REUSED,
+            [(m[0], m[1]) for m in earlier.get("memories") or ()],
+            keys=keys,
+            prompt=prompt,
+            reused_from=str(earlier.get("at")),
+        )
+        _record(env, line)
+        return None
+    with _open_store(env) as conn:
+        memories = recall.relevant(conn, prompt, project, now)
+    found = recall.prompt_context(memories, budget)
+    scores = {m.id: m.score for m in memories}
+    given = [(item_id, scores.get(item_id)) for item_id in (found.ids if found else ())]
+    outcome = injections.INJECTED if found else injections.NO_MATCH
+    line = injections.entry(
+        event, payload, now, outcome, given, keys=keys, prompt=prompt, budget=budget
+    )
+    _record(env, line)
+    return _answer(event, found)
+
+
+def _record(env: Mapping[str, str], line: Mapping[str, Any]) -> None:
+    """Log the decision; a log that cannot be written must not cost the answer."""
+    try:
+        injections.record(env, line)
+    except OSError as exc:
+        _log(env, str(line.get("event")), exc)
+
+
+def _answer(event: str, found: recall.Packed | None) -> dict[str, Any] | None:
+    if found is None:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": found.text}}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def hook_budget(env: Mapping[str, str]) -> int:
@@ -112,8 +169,8 @@ class _open_store:  # a context manager, named like open()
         path = locations.store_path(env)
         if not os.path.isfile(path):
             raise HookFailure("no store yet (the app has not imported anything)")
-        quoted = path.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-        self.conn = sqlite3.connect(f"file:{quoted}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+        uri = locations.read_only_uri(path)
+        self.conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
 
     def __enter__(self) -> sqlite3.Connection:
         self.conn.execute("PRAGMA query_only = 1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from memory_app.domain.records import (
     MemoryRecord,
 )
 from memory_app.domain.redaction import redact, redact_transcript
-from memory_app.domain.rendering import render_transcript
+from memory_app.domain.rendering import TurnSpan, render_transcript
 from memory_app.domain.similarity import reinforced_confidence
 from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
 from memory_app.domain.transcripts import Transcript
@@ -82,6 +83,12 @@ def _named(path: Path) -> str:
     return redact(shown_path(path)).text
 
 
+def _source_name(clean: Transcript) -> str:
+    """A conversation as results name it: its file or title, and its session."""
+    source = clean.source_path or clean.title or "conversation"
+    return f"{source} [{clean.session_id}]" if clean.session_id else source
+
+
 # Paid, unusable answers for one pending conversation after which the background stops
 # retrying it (each costs tokens); a person's Retry or a re-import still tries.
 MAX_PAID_FAILURES = 3
@@ -117,6 +124,8 @@ class MemorizeOperations(ServiceState):
                 for transcript in parsed.transcripts:
                     try:
                         result = self._memorize(transcript, update_summaries=False, batch=batch)
+                        if transcript.session_id:
+                            self._feedback_after(result.resource_id)
                     except StoreError:
                         raise  # the store itself failed: every other file would fail too
                     except Exception as exc:  # one odd file never stops the rest
@@ -170,15 +179,16 @@ class MemorizeOperations(ServiceState):
         status "pending" and the reason, and no memories: failing open never loses it.
         `retry_pending`, the GUI's Retry and importing it again extract it later.
         """
-        return self._memorize(transcript, update_summaries=update_summaries, batch=None)
+        result = self._memorize(transcript, update_summaries=update_summaries, batch=None)
+        if transcript.session_id:
+            self._feedback_after(result.resource_id)
+        return result
 
     def _memorize(
         self, transcript: Transcript, *, update_summaries: bool, batch: str | None
     ) -> MemorizeResult:
         clean, findings = redact_transcript(transcript)
-        source = clean.source_path or clean.title or "conversation"
-        if clean.session_id:
-            source = f"{source} [{clean.session_id}]"
+        source = _source_name(clean)
         folder = self.db.path.parent if self.db.path is not None else None
         excluded = why_excluded(folder, transcript.project)
         if excluded is not None:  # paused or denied: nothing of it is stored
@@ -205,6 +215,11 @@ class MemorizeOperations(ServiceState):
             )
         with self.db.reading() as session:
             known = repo.categories(session)
+            earlier = repo.growing_resource(session, clean, text)
+        if earlier is not None and earlier.id is not None:
+            return self._grow(
+                earlier.id, clean, (text, spans, digest), len(findings), update_summaries, batch
+            )
         extracted, failure, spent = self._run_extractor(clean, known)
         with self.db.writing() as session:
             if repo.resource_by_hash(session, digest) is not None:  # imported meanwhile
@@ -430,6 +445,46 @@ class MemorizeOperations(ServiceState):
         return self._result(
             source, resource_id, learnt, deferred, spent, batch, redactions if was_pending else 0
         )
+
+    def _grow(
+        self,
+        resource_id: int,
+        clean: Transcript,
+        rendered: tuple[str, list[TurnSpan], str],
+        redactions: int,
+        update_summaries: bool,
+        batch: str | None,
+    ) -> MemorizeResult:
+        """The same session stored earlier, shorter (captured at PreCompact, now whole
+        at SessionEnd or found by the startup check): one conversation, grown, and only
+        the turns it gained are read by the extractor. `rendered`: its text, turn spans
+        and content hash."""
+        text, spans, digest = rendered
+        source = _source_name(clean)
+        with self.db.reading() as session:
+            old = set(repo.turn_positions(session, resource_id))
+            known = repo.categories(session)
+        fresh = replace(clean, turns=tuple(t for t in clean.turns if t.position not in old))
+        if skip_reason(fresh) is None:
+            extracted, failure, spent = self._run_extractor(fresh, known)
+        else:
+            extracted, failure, spent = [], None, []
+        with self.db.writing() as session:
+            resource = session.get(ResourceRow, resource_id)
+            if resource is None:  # deleted meanwhile
+                raise NotFoundError("conversation", resource_id)
+            repo.grow_resource(session, resource, clean, text, spans, digest, redactions=redactions)
+            self._record_usage(session, spent, resource_id, source, batch)
+            if failure is not None:
+                return self._keep_pending(
+                    session, resource, failure, source, spent, redactions=redactions
+                )
+            learnt = self._learn(session, extracted, clean, resource, known, "memorize")
+            deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
+        learnt.conflicts = self._detect_quietly(learnt.added)
+        result = self._result(source, resource_id, learnt, deferred, spent, batch, redactions)
+        grown = f"conversation #{resource_id} grew by {len(fresh.turns)} turns"
+        return replace(result, notes=(grown, *result.notes))
 
     def _keep_pending(
         self,

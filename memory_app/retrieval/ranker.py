@@ -84,6 +84,8 @@ def rank(
             importance=c.importance,
             access_count=c.access_count,
             last_used=c.last_used,
+            cited=c.cited,
+            ignored=c.ignored,
         )
         breakdown = score(facts, weights, at, query.half_life_days)
         if breakdown.total >= query.min_score:

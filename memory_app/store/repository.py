@@ -108,6 +108,77 @@ def resource_by_hash(session: Session, digest: str) -> ResourceRow | None:
     return session.exec(select(ResourceRow).where(ResourceRow.content_hash == digest)).first()
 
 
+def growing_resource(session: Session, transcript: Transcript, text: str) -> ResourceRow | None:
+    """The stored conversation this one continues: the same session of the same source,
+    memorized, whose text this text extends turn by turn (a transcript captured at
+    PreCompact and again, grown, at SessionEnd)."""
+    if not transcript.session_id:
+        return None
+    rows = session.exec(
+        select(ResourceRow)
+        .where(
+            ResourceRow.session_id == transcript.session_id,
+            ResourceRow.source_kind == transcript.source_kind,
+            ResourceRow.status == "memorized",
+        )
+        .order_by(col(ResourceRow.id).desc())
+    ).all()
+    for row in rows:
+        if len(row.text) < len(text) and text.startswith(row.text + "\n\n"):
+            return row
+    return None
+
+
+def turn_positions(session: Session, resource_id: int) -> list[int]:
+    return list(
+        session.exec(select(TurnRow.position).where(TurnRow.resource_id == resource_id)).all()
+    )
+
+
+def grow_resource(
+    session: Session,
+    row: ResourceRow,
+    transcript: Transcript,
+    text: str,
+    spans: Sequence[TurnSpan],
+    digest: str,
+    *,
+    redactions: int,
+) -> list[int]:
+    """Extend a stored conversation with the turns it gained (its earlier text is kept
+    byte for byte, so every memory's provenance still points at the right lines);
+    returns the new turns' positions."""
+    known = set(turn_positions(session, row.id or 0))
+    row.text = text
+    row.content_hash = digest
+    row.title = transcript.title or row.title
+    row.ended_at = transcript.ended_at or row.ended_at
+    row.message_count = transcript.message_count
+    row.turn_count = len(transcript.turns)
+    row.redaction_count = redactions
+    session.add(row)  # the store's update trigger re-indexes its text
+    turns = {t.position: t for t in transcript.turns}
+    added = []
+    for span in spans:
+        if span.position in known:
+            continue
+        turn = turns[span.position]
+        session.add(
+            TurnRow(
+                resource_id=row.id or 0,
+                position=span.position,
+                speaker=turn.speaker,
+                kind=turn.kind,
+                start=span.start,
+                end=span.end,
+                source_line=turn.source_line,
+                timestamp=turn.timestamp,
+            )
+        )
+        added.append(span.position)
+    return added
+
+
 def add_resource(
     session: Session,
     transcript: Transcript,
@@ -271,6 +342,9 @@ def to_record(row: MemoryItemRow, score: float | None = None) -> MemoryRecord:
         valid_until=row.valid_until,
         superseded_by=row.superseded_by,
         decay_factor=row.decay_factor,
+        injected_count=row.injected_count,
+        cited_count=row.cited_count,
+        ignored_count=row.ignored_count,
         score=score,
     )
 

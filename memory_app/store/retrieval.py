@@ -18,7 +18,8 @@ from memory_app.store.types import to_db_time
 
 _FACTS = (
     "m.id, m.confidence, m.importance, m.access_count, "
-    "COALESCE(m.last_accessed_at, m.last_seen_at, m.valid_from, m.extracted_at)"
+    "COALESCE(m.last_accessed_at, m.last_seen_at, m.valid_from, m.extracted_at), "
+    "m.cited_count, m.ignored_count"
 )
 _SAID = "COALESCE(m.valid_from, m.extracted_at)"
 
@@ -31,6 +32,8 @@ class Candidate:
     importance: float
     access_count: int
     last_used: datetime
+    cited: int = 0
+    ignored: int = 0
 
 
 def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> str:
@@ -89,6 +92,8 @@ def _candidates(rows: Any, relevance_at: int | None) -> list[Candidate]:
             importance=row[2],
             access_count=row[3],
             last_used=datetime.fromisoformat(row[4]),
+            cited=row[5],
+            ignored=row[6],
         )
         for row in rows
     ]
@@ -130,7 +135,7 @@ def matching(
     )
     # Selective filters would thin the head out: rank only the rows that pass them.
     rows = [] if selective else conn.execute(text(fast), params).all()
-    head_was_full = not rows or rows[0][6] == params["head"]
+    head_was_full = not rows or rows[0][8] == params["head"]
     if len(rows) < pool and head_was_full:
         exact = (
             f"SELECT {_FACTS}, {rank} AS rank FROM memory_fts "
@@ -138,7 +143,7 @@ def matching(
             f"WHERE memory_fts MATCH :q AND {where} ORDER BY rank LIMIT :pool"
         )
         rows = conn.execute(text(exact), params).all()
-    return _candidates(rows, relevance_at=5)
+    return _candidates(rows, relevance_at=7)
 
 
 def standing(

@@ -136,6 +136,11 @@ class MemoryItemRow(SQLModel, table=True):
     # Seed 003's decay since last use, refreshed by nightly maintenance (derived, so not
     # audited: it is recomputed from the timestamps and access count every night).
     decay_factor: float = 1.0
+    # Seed 004's usage tracker: times the hooks injected it, and of those judged, the
+    # times the assistant's next answer used it or did not (store/injections.py).
+    injected_count: int = 0
+    cited_count: int = 0
+    ignored_count: int = 0
 
 
 class CategorySummaryRow(SQLModel, table=True):
@@ -306,3 +311,36 @@ class ContextExclusionRow(SQLModel, table=True):
     created_at: datetime = Field(
         default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
     )
+
+
+class InjectionRow(SQLModel, table=True):
+    """One answer of a recall hook (hooks/injections.py's log line, taken into the store):
+    what the assistant was given for a prompt or at a session's start."""
+
+    __tablename__ = "injection"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(sa_column=Column(UTCDateTime(), nullable=False, index=True))
+    event: str  # UserPromptSubmit | SessionStart
+    session_id: str | None = Field(default=None, index=True)
+    project: str | None = None
+    outcome: str  # hooks/injections.py OUTCOMES
+    prompt_sha256: str | None = None
+    prompt: str | None = None  # the prompt, redacted, once its transcript was imported
+    transcript_path: str | None = None
+    budget: int | None = None
+    reused_from: datetime | None = _time()
+
+
+class InjectionMemoryRow(SQLModel, table=True):
+    """A memory one injection gave, its score, and whether the answer used it."""
+
+    __tablename__ = "injection_memory"
+
+    injection_id: int = Field(foreign_key="injection.id", primary_key=True, ondelete="CASCADE")
+    item_id: int = Field(
+        foreign_key="memory_item.id", primary_key=True, index=True, ondelete="CASCADE"
+    )
+    position: int
+    score: float | None = None
+    verdict: str = "pending"  # domain/citation.py VERDICTS

@@ -175,11 +175,31 @@ def _v3_maintenance(conn: Connection) -> None:
     _add_column(conn, "maintenance_run", "group_id", "VARCHAR")
 
 
+_RESOURCE_UPDATE_TRIGGER = """CREATE TRIGGER IF NOT EXISTS resource_au
+AFTER UPDATE OF title, text ON resource
+BEGIN
+    INSERT INTO resource_fts(resource_fts, rowid, title, text)
+    VALUES ('delete', old.id, old.title, old.text);
+    INSERT INTO resource_fts(rowid, title, text) VALUES (new.id, new.title, new.text);
+END"""
+
+
+def _v4_usage_feedback(conn: Connection) -> None:
+    """Seed 004's usage tracker (what the hooks injected, whether it was used), and a
+    conversation that grows (captured at PreCompact, then whole at SessionEnd) keeps
+    its search index current."""
+    SQLModel.metadata.create_all(conn)  # injection, injection_memory
+    for column in ("injected_count", "cited_count", "ignored_count"):
+        _add_column(conn, "memory_item", column, "INTEGER NOT NULL DEFAULT 0")
+    conn.exec_driver_sql(_RESOURCE_UPDATE_TRIGGER)
+
+
 # Ordered steps: step N brings the schema from version N-1 to N. Append, never edit.
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v1_initial_schema,
     _v2_retrieval,
     _v3_maintenance,
+    _v4_usage_feedback,
 )
 
 

@@ -163,6 +163,7 @@ def test_the_context_stays_within_the_budget(data: Path) -> None:
     full = context_of(run_hook("UserPromptSubmit", stdin, hook_env(data)), "UserPromptSubmit")
     shorter = 0
     for budget in (30, 45, 60):
+        stdin = payload("UserPromptSubmit", session_id=f"budget-{budget}")  # no topic reuse
         env = hook_env(data, MEMORY_APP_HOOK_BUDGET=str(budget))
         result = run_hook("UserPromptSubmit", stdin, env)
         if result.stdout:
