@@ -1,8 +1,9 @@
 """Did the assistant use a memory it was given? Seed 004's usage tracker, judged offline.
 
 A memory counts as cited when the assistant's answer after the injection names it
-(`#12`, as the injected lines show ids) or says what it says: at least half of the
-memory's content words, and two or more of them, appear in the answer. Words the prompt
+(`#12`, as the injected lines show ids), uses a name from its code (`math.prod`,
+`snake_case`) or says what it says: at least half of the memory's content words, and
+two or more of them, appear in the answer. Words the prompt
 itself used are left out of that count when the memory has others, because an answer
 echoes its prompt whether or not the memory helped. Words are compared after the light
 stem statements.py uses ("tests", "tested" and "testing" are one word).
@@ -26,16 +27,29 @@ VERDICTS = (PENDING, CITED, IGNORED, REUSED)
 MIN_SHARE = 0.5
 MIN_WORDS = 2
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# A dotted or snake_case name, a camelCase one, or a call.
+_CODE = re.compile(r"\b(?:\w+[._]\w[\w.]*|[a-z]+[A-Z]\w*|\w+\(\))", re.UNICODE)
 
 
 def content_words(text: str) -> set[str]:
     """The stems of the words that carry meaning: no stop words, nothing under 3 letters
     (identifiers split at `_`, `.` and `-`, so `snake_case` is two words)."""
-    return {stem(w) for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in STOP_WORDS}
+    return {
+        stem(_adverb(w)) for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in STOP_WORDS
+    }
+
+
+def code_names(text: str) -> set[str]:
+    """Names only code uses (`math.prod`, `snake_case`, `camelCase`, `run()`): one of
+    them in the answer is evidence on its own."""
+    return {m.rstrip(".") for m in _CODE.findall(text) if len(m) >= 4}
 
 
 def is_cited(item_id: int, memory: str, answer: str, prompt: str | None = None) -> bool:
     if re.search(rf"#{item_id}\b", answer):
+        return True
+    names = code_names(memory) - (code_names(prompt) if prompt else set())
+    if any(name in answer for name in names):
         return True
     words = content_words(memory)
     if prompt:
@@ -46,6 +60,11 @@ def is_cited(item_id: int, memory: str, answer: str, prompt: str | None = None) 
         return False
     used = words & content_words(answer)
     return len(used) >= min(MIN_WORDS, len(words)) and len(used) >= MIN_SHARE * len(words)
+
+
+def _adverb(word: str) -> str:
+    """ "iteratively" → "iterative": stem() leaves adverbs whole."""
+    return word[:-2] if word.endswith("ly") and len(word) > 6 else word
 
 
 def verdicts(

@@ -29,7 +29,7 @@ from memory_app.hooks import capture, locations
 # Seed 002 §2.7: a topic window of 3-5 turns and a cache of 2-5 minutes.
 TOPIC_TURNS = 4
 TOPIC_TTL = timedelta(minutes=5)
-# Share of the new prompt's words already in the window's prompt for "same topic".
+# "Same topic": more than this share of the new prompt's words were in the window's.
 TOPIC_OVERLAP = 0.5
 TAIL_BYTES = 32_768  # the last lines are enough for a session's topic window
 MAX_LOG_BYTES = 4_000_000  # past this (nothing took the lines), start a fresh file
@@ -132,7 +132,7 @@ def topic_window(
     recent: Sequence[Mapping[str, Any]], session_id: str | None, keys: Sequence[str], now: datetime
 ) -> Mapping[str, Any] | None:
     """The earlier answer this prompt may reuse: within the session's last TOPIC_TURNS
-    prompts and TOPIC_TTL, memories were injected for a prompt sharing at least half of
+    prompts and TOPIC_TTL, memories were injected for a prompt sharing more than half of
     this one's words, and no session start (a compaction, a resume) came between."""
     if not session_id or not keys:
         return None
@@ -149,7 +149,7 @@ def topic_window(
         if line.get("outcome") != INJECTED:
             continue
         shared = wanted & set(line.get("terms") or ())
-        if len(shared) >= TOPIC_OVERLAP * len(wanted):
+        if len(shared) > TOPIC_OVERLAP * len(wanted):
             return line
         return None  # the last injection was about something else: the topic changed
     return None
@@ -208,7 +208,8 @@ def explain_last(env: Mapping[str, str], project: str) -> str:
     else:
         budget = found.get("budget")
         tail_text = f" (budget {budget} tokens)" if budget else ""
-        lines.append(f"{len(memories)} memories were injected{tail_text}:")
+        count = "1 memory was" if len(memories) == 1 else f"{len(memories)} memories were"
+        lines.append(f"{count} injected{tail_text}:")
     for item_id, score in memories:
         shown = f"{score:.2f}" if isinstance(score, int | float) else "  - "
         text = " ".join(contents.get(item_id, "(deleted since)").split())

@@ -262,4 +262,11 @@ def test_a_version_2_store_gains_the_maintenance_tables_and_columns(tmp_path: Pa
         session.execute(text("SELECT digest FROM category_summary")).all()
         session.execute(text("SELECT group_id FROM maintenance_run")).all()
         assert session.execute(text("SELECT count(*) FROM maintenance_change")).scalar() == 0
+        # Version 4: usage feedback, and a resource's index follows an update of its text.
+        assert (row.injected_count, row.cited_count, row.ignored_count) == (0, 0, 0)
+        assert session.execute(text("SELECT count(*) FROM injection_memory")).scalar() == 0
+        triggers = session.execute(
+            text("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name = 'resource_au'")
+        ).all()
+        assert len(triggers) == 1
     assert search(upgraded, "pathlib") == [item_id]
