@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_app import __version__, cli_desktop, cli_maintenance, cli_retrieval, logs
 from memory_app.config import Settings, resolve_settings
@@ -23,6 +24,7 @@ from memory_app.domain.records import (
     ImportReport,
     MemoryRecord,
 )
+from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
 from memory_app.domain.usage import UsageSummary
 from memory_app.domain.validation import ValidationError
 from memory_app.extract.base import Extractor, ExtractorError
@@ -30,6 +32,10 @@ from memory_app.extract.factory import EXTRACTOR_CHOICES, default_choice, make_e
 from memory_app.retrieval.export_file import ExportError
 from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
+
+if TYPE_CHECKING:
+    from memory_app.hooks.mcp_config import McpReport
+    from memory_app.hooks.slash_command import CommandReport
 
 FORMATS = ("claude-code", "text", "markdown")
 
@@ -133,11 +139,18 @@ def build_parser() -> argparse.ArgumentParser:
     cli_desktop.add_parsers(sub, common)
     _add_hooks(sub, common)
     for name, text in (
-        ("off", "pause memory for a project: nothing captured, nothing recalled (/memory off)"),
-        ("on", "turn memory back on for a project paused with `off` (/memory on)"),
+        ("off", "pause memory for a project: nothing captured, nothing recalled (/mem off)"),
+        ("on", "turn memory back on for a project paused with `off` (/mem on)"),
     ):
         p = add(name, text)
         p.add_argument("--project", metavar="DIR", default=".", help="the project (default: .)")
+    p = add(
+        "slash",
+        "what the /mem command in Claude Code runs, for the current folder's project: "
+        "list [QUERY], pin ID, forget ID, off, on, why",
+    )
+    p.add_argument("action", nargs="?", default="", metavar="ACTION")
+    p.add_argument("words", nargs=argparse.REMAINDER, metavar="ARGS")
     add(
         "capture",
         "import the sessions the Claude Code hooks queued (the hooks start this themselves)",
@@ -181,13 +194,16 @@ def _add_conflicts(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _add_hooks(sub: Any, common: argparse.ArgumentParser) -> None:
-    text = "add, remove or check this app's Claude Code hooks in settings.json"
+    text = (
+        "add, remove or check this app's Claude Code setup: the hooks in settings.json, "
+        "the /mem command and, with --mcp, the MCP server"
+    )
     p = sub.add_parser("hooks", help=text, description=text, parents=[common])
     inner = p.add_subparsers(dest="hooks_command", metavar="ACTION", required=True)
     for name, help_text in (
-        ("install", "merge the hooks beside other tools' ones (a backup is kept)"),
-        ("uninstall", "remove exactly the hooks `hooks install` added"),
-        ("status", "which events have this app's hook, and the settings file"),
+        ("install", "merge the hooks beside other tools' ones (a backup is kept), add /mem"),
+        ("uninstall", "remove exactly what `hooks install` added (the MCP server too)"),
+        ("status", "which events have this app's hook, /mem and the MCP server, and where"),
     ):
         q = inner.add_parser(name, help=help_text, description=help_text, parents=[common])
         scope = q.add_mutually_exclusive_group()
@@ -197,6 +213,13 @@ def _add_hooks(sub: Any, common: argparse.ArgumentParser) -> None:
             action="store_true",
             help="$CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json (default)",
         )
+        if name == "install":
+            q.add_argument(
+                "--mcp",
+                action="store_true",
+                help="also register `memory-app mcp` as an MCP server "
+                "(~/.claude.json, or DIR/.mcp.json with --project)",
+            )
 
 
 def _pause(data_dir: Path, project: str, off: bool) -> tuple[Any, str]:
@@ -212,32 +235,57 @@ def _pause(data_dir: Path, project: str, off: bool) -> tuple[Any, str]:
 
 
 def _hooks(args: argparse.Namespace) -> tuple[Any, str]:
-    """`hooks install|uninstall|status`; raises SettingsFileError. Needs no store."""
-    from memory_app.hooks import settings_file
+    """`hooks install|uninstall|status`: the hooks, /mem and the MCP server (hooks/setup.py);
+    raises SettingsFileError. Needs no store."""
+    from memory_app.hooks import setup
 
-    project = args.project
-    if project is not None and not project.is_dir():
-        raise settings_file.SettingsFileError(f"no such project folder: {project}")
-    scope = "project" if project is not None else "user"
-    path = settings_file.settings_path(project)
-    action = {
-        "install": settings_file.install,
-        "uninstall": settings_file.uninstall,
-        "status": settings_file.status,
-    }[args.hooks_command]
-    report = action(path, scope)
-    lines = [f"Claude Code settings ({scope} scope): {path}"]
+    reports = setup.run(args.hooks_command, args.project, mcp=getattr(args, "mcp", False))
+    hooks, command, server = reports.hooks, reports.command, reports.mcp
+    lines = [f"Claude Code settings ({reports.scope} scope): {hooks.path}"]
     lines += [
-        f"  {event:<17} {'installed' if command else 'not installed'}"
-        + ("" if not command or command == settings_file.hook_command(event) else " (outdated)")
-        for event, command in report.events.items()
+        f"  {event:<17} {'installed' if cmd else 'not installed'}"
+        + ("" if not cmd or cmd == setup.hook_command(event) else " (outdated)")
+        for event, cmd in hooks.events.items()
     ]
+    lines += [f"/mem command: {command.path}", f"  {_command_state(command)}"]
+    lines += [f"MCP server {server.to_json()['name']}: {server.path}", f"  {_server_state(server)}"]
     if args.hooks_command != "status":
+        done = [
+            label
+            for label, changed in (
+                ("the hooks", hooks.changed),
+                ("the /mem command", command.changed),
+                ("the MCP server", server.changed),
+            )
+            if changed
+        ]
         verb = "Installed" if args.hooks_command == "install" else "Removed"
-        lines.insert(0, f"{verb} the hooks." if report.changed else "Nothing to change.")
-        if report.backup:
-            lines.append(f"Previous file kept as {report.backup}")
-    return report.to_json(), "\n".join(lines)
+        what = " and ".join([", ".join(done[:-1]), done[-1]] if len(done) > 1 else done)
+        lines.insert(0, f"{verb} {what}." if done else "Nothing to change.")
+        lines += [f"Previous file kept as {r.backup}" for r in (hooks, server) if r.backup]
+        if server.removed:
+            lines.append(f"Deleted {server.path}: it held only this app's server.")
+        if server.changed and server.installed and reports.scope == "project":
+            lines.append("Claude Code asks to approve a project's MCP server before its first use.")
+    return reports.to_json(), "\n".join(lines)
+
+
+def _command_state(report: CommandReport) -> str:
+    if report.foreign:
+        return "not installed: another mem.md is there (left as it is)"
+    if not report.installed:
+        return "not installed"
+    return "installed" if report.current else "installed (outdated: run hooks install)"
+
+
+def _server_state(report: McpReport) -> str:
+    if report.error:
+        return f"unknown: {report.error}"
+    if report.foreign:
+        return "not registered: another server has that name (left as it is)"
+    if not report.installed:
+        return "not registered (memory-app hooks install --mcp registers it)"
+    return "registered" if report.current else "registered (outdated: run hooks install --mcp)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -275,6 +323,12 @@ def _dispatch(args: argparse.Namespace) -> int:
             return _fail(str(exc), as_json)
     if args.command == "mcp":  # stdout carries the protocol only: no _print
         return _serve_mcp(settings)
+    if args.command == "slash":
+        problem = _slash_usage_error(args)
+        if problem is not None:
+            return _fail(problem, as_json, code=2)
+        if args.action not in SLASH_STORE_ACTIONS:  # no store needed
+            return _print(*_slash_without_store(args, settings), as_json)
     handler = _HANDLERS[args.command]
     try:
         extractor = _extractor(args)
@@ -371,12 +425,12 @@ def _test_connection() -> tuple[Any, str, int]:
     return payload, f"memory-app: error: {check.message}", 1
 
 
-def _fail(message: str, as_json: bool) -> int:
+def _fail(message: str, as_json: bool, code: int = 1) -> int:
     if as_json:
         print(json.dumps({"error": message}))
     else:
         print(f"memory-app: error: {message}", file=sys.stderr)
-    return 1
+    return code
 
 
 # -- handlers: each returns (json payload, human text) -------------------------------------
@@ -666,6 +720,86 @@ def _conflicts(service: MemoryService, args: argparse.Namespace) -> Output:
     return record.to_json(), text
 
 
+# -- /mem in Claude Code: `memory-app slash ACTION [ARGS]` (hooks/slash_command.py) ------------
+# Short plain text for Claude to echo, about the project of the current folder (the hooks
+# match memories' `project` on the session's cwd). Bad usage exits 2, an unknown id 1.
+
+SLASH_USAGE = "/mem list [QUERY] | /mem pin ID | /mem forget ID | /mem off | /mem on | /mem why"
+SLASH_STORE_ACTIONS = ("list", "pin", "forget")
+SLASH_LIST_LIMIT = 10
+
+
+def _slash_usage_error(args: argparse.Namespace) -> str | None:
+    action, words = args.action, args.words
+    if action in ("pin", "forget"):
+        if len(words) != 1 or _memory_id(words[0]) is None:
+            return f"{action} takes one memory id, such as: /mem {action} 12"
+    elif action in ("off", "on", "why", "help", ""):
+        if words:
+            return f"{action or 'help'} takes no arguments. Usage: {SLASH_USAGE}"
+    elif action != "list":
+        return f"unknown action {action!r}. Usage: {SLASH_USAGE}"
+    return None
+
+
+def _memory_id(word: str) -> int | None:
+    """`12` or `#12`, as `list` shows ids."""
+    digits = word.removeprefix("#")
+    return int(digits) if digits.isdigit() else None
+
+
+def _slash_without_store(args: argparse.Namespace, settings: Settings) -> Output:
+    project = str(Path.cwd())
+    if args.action in ("off", "on"):
+        return _pause(settings.data_dir, project, args.action == "off")
+    if args.action == "why":
+        from memory_app.hooks.injections import explain_last
+
+        store = {
+            "MEMORY_APP_DATA_DIR": str(settings.data_dir),
+            "MEMORY_APP_DB_URL": settings.db_url,
+        }
+        text = explain_last({**os.environ, **store}, project)  # --data-dir counts too
+        return {"project": project, "why": text}, text
+    return {"usage": SLASH_USAGE}, f"Usage: {SLASH_USAGE}"
+
+
+def _slash(service: MemoryService, args: argparse.Namespace) -> Output:
+    """list, pin and forget: the same service calls as `retrieve`, `edit --pin`, `forget`."""
+    project = str(Path.cwd())
+    if args.action == "list":
+        query = " ".join(args.words).strip()
+        filters = RetrievalFilters(project=project)
+        found = service.retrieve(
+            RetrievalQuery(text=query, filters=filters, limit=SLASH_LIST_LIMIT)
+        )
+        records = [r.record for r in found]
+        where = Path(project).name or project
+        if not records:
+            text = (
+                f"No memory of {where} matches {query!r}."
+                if query
+                else f"No memories of {where} yet."
+            )
+            return [], text
+        head = f"Memories of {where} matching {query!r}:" if query else f"Top memories of {where}:"
+        return [_brief(r) for r in records], "\n".join(
+            [head, *(f"- {_slash_line(r)}" for r in records)]
+        )
+    item_id = _memory_id(args.words[0])
+    assert item_id is not None  # checked by _slash_usage_error
+    if args.action == "pin":
+        item = service.set_pinned(item_id, True)
+        return _brief(item), f"Pinned {_slash_line(item)}\n(always in context now)"
+    item = service.forget(item_id)
+    return _brief(item), f"Forgot {_slash_line(item)}\n(undo: memory-app restore {item.id})"
+
+
+def _slash_line(r: MemoryRecord) -> str:
+    content = textwrap.shorten(r.content, 110, placeholder="…")
+    return f"#{r.id} [{r.category}] {content}{' 📌' if r.pinned else ''}"
+
+
 def _demo(service: MemoryService, args: argparse.Namespace) -> Output:
     from memory_app.demo import build_demo_store
 
@@ -701,6 +835,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "undo": _undo,
     "conflicts": _conflicts,
     "demo": _demo,
+    "slash": _slash,
     **cli_retrieval.HANDLERS,
     **cli_maintenance.HANDLERS,
 }

@@ -22,6 +22,7 @@ from memory_app.gui.main_window import MainWindow
 from memory_app.gui.maintenance_runner import MaintenanceRunner
 from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
 from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
+from memory_app.gui.session_watcher import SessionWatcher
 from memory_app.gui.single_instance import SingleInstance, bring_to_front, note_already_running
 from memory_app.gui.views.base import View
 from memory_app.service import MemoryService
@@ -131,11 +132,14 @@ def _run_window(app: QApplication, settings: Settings) -> int:
         assert central is not None  # MainWindow sets it in __init__
         central.installEventFilter(probe)
     window.show()
-    # Seed 001's startup check and the maintenance schedule, in the background (the
-    # QSettings key "maintenance/background" = false switches them off).
+    # Seed 001's startup check and the maintenance schedule, in the background, and new
+    # sessions imported while the window is open (the QSettings key
+    # "maintenance/background" = false switches them off).
     scheduler = MaintenanceScheduler(context)
+    watcher = SessionWatcher(scheduler)
     if service.db.damage is None:  # on a damaged store every job would be refused
         scheduler.start()
+        watcher.start()
     closing = asyncio.Event()
     app.aboutToQuit.connect(window.save_state)  # also when quit without closing the window
     app.aboutToQuit.connect(closing.set)
@@ -143,6 +147,7 @@ def _run_window(app: QApplication, settings: Settings) -> int:
         with loop:
             loop.run_until_complete(closing.wait())
     finally:
+        watcher.stop()
         scheduler.stop()
         context.shutdown()
         service.close()

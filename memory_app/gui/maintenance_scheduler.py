@@ -1,12 +1,13 @@
 """Maintenance nobody has to remember: the startup check of seed 001 §2 and the schedule.
 
-A few seconds after the window opens, new Claude Code sessions are imported (at most 20;
-the rest wait for the next start), the conversations kept pending because their
+A few seconds after the window opens, new Claude Code sessions are imported (at most 20 a run;
+the rest wait for the next run), the conversations kept pending because their
 extraction failed are extracted again, and every maintenance job whose interval has
 passed runs in the background. After that both are checked every hour: an API that was
 down is usually back within the hour, and an hour of quiet costs nothing. A job set to
 "apply without review" applies its changes; the others leave them in the Maintenance
-view for a person to accept or reject.
+view for a person to accept or reject. While the window is open, the session watcher
+(`session_watcher.py`) asks for the same import whenever a session has settled.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ SETTINGS_KEY = "maintenance/background"  # "false" switches both off
 STARTUP_DELAY_MS = 5_000  # let the window paint and settle first
 CHECK_INTERVAL_MS = 60 * 60 * 1000
 STARTUP_IMPORT_LIMIT = 20  # seed 001: MAX_BRANCHES_PER_RUN; the rest wait for next time
+# A session file written in the last five minutes is still in use: it waits.
+SETTLE_SECONDS = 300.0
 IMPORT_JOB = "startup-import"  # not "import": a person's import must not cancel it
 RETRY_JOB = "retry-pending"
 
@@ -48,8 +51,8 @@ class MaintenanceScheduler(QObject):
 
     Signals:
         checked(object): a schedule check ended; the list of `MaintenanceRunRecord`s it ran.
-        imported(object): the startup import ended; its `ImportReport` (None if nothing
-            was new).
+        imported(object): an import of new sessions ended (at startup, or asked for by
+            the session watcher); its `ImportReport` (None if nothing was new).
         retried(object): the pending conversations were extracted again; the
             `ImportReport` (None if none was pending, or the job failed).
     """
@@ -67,6 +70,7 @@ class MaintenanceScheduler(QObject):
         enabled: bool | None = None,
         claude_dir: Path | None = None,
         import_limit: int = STARTUP_IMPORT_LIMIT,
+        settle_seconds: float = SETTLE_SECONDS,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -76,7 +80,11 @@ class MaintenanceScheduler(QObject):
         self.enabled = enabled
         self.claude_dir = claude_dir
         self.import_limit = import_limit
+        self.settle_seconds = settle_seconds
+        self.deferred = 0  # sessions the last import left for the next one (its limit)
         self._checking = False
+        self._importing = False
+        self._import_again = False
         self._timer = QTimer(self)
         self._timer.setInterval(CHECK_INTERVAL_MS)
         self._timer.timeout.connect(self._hourly)
@@ -141,18 +149,47 @@ class MaintenanceScheduler(QObject):
 
     # -- new Claude Code sessions -------------------------------------------------------
 
+    @property
+    def projects_root(self) -> Path:
+        """The folder of Claude Code's sessions this scheduler imports from."""
+        return self.claude_dir or claude_projects_dir()
+
+    @property
+    def importing(self) -> bool:
+        return self._importing
+
     def import_new_sessions(self) -> object:
-        """Import the Claude Code sessions not imported yet, at most `import_limit` (a task)."""
+        """Import the Claude Code sessions not imported yet, at most `import_limit` (a task).
+
+        One import at a time: asked while one runs, another runs right after it (a new
+        import job would cancel the running one).
+        """
         return self.context.spawn(self._import_new_sessions())
 
     async def _import_new_sessions(self) -> ImportReport | None:
-        root = self.claude_dir or claude_projects_dir()
+        if self._importing:
+            self._import_again = True
+            return None
+        self._importing = True
+        try:
+            while True:
+                self._import_again = False
+                report = await self._import_once()
+                if not self._import_again:
+                    return report
+        finally:
+            self._importing = False
+            self._import_again = False
+
+    async def _import_once(self) -> ImportReport | None:
+        root = self.projects_root
+        self.deferred = 0
         if not root.is_dir():
             self.imported.emit(None)
             return None
         context = self.context
         service = context.service
-        found = await context.call(service.new_sessions, root)
+        found = await context.call(service.new_sessions, root, settle_seconds=self.settle_seconds)
         if not found:
             self.imported.emit(None)
             return None
@@ -176,12 +213,13 @@ class MaintenanceScheduler(QObject):
         if report is not None and report.cancelled:
             handled = len(report.results)
             deferred += len(batch) - handled
+        self.deferred = deferred
         await context.call(service.log_startup_import, len(found), imported, deferred, error)
         if error is not None:
             status.fail(f"Importing new Claude Code sessions failed: {error}")
         else:
             words = "session" if imported == 1 else "sessions"
-            later = f"; {deferred} wait for the next start" if deferred else ""
+            later = f"; {deferred} wait for the next run" if deferred else ""
             status.finish(f"Imported {imported} new Claude Code {words}{later}")
         if report is not None and report.results:
             context.events.sources_changed.emit()

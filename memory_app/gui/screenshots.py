@@ -18,6 +18,9 @@ from pathlib import Path
 
 SIZE = (1280, 800)
 CONTEXT_TASK = "fix the flaky tests in the fixtures"
+# Prompts the recall hooks answer for the "What the assistant saw" tab, in the demo's shop.
+HOOK_PROJECT = "/home/dev/shop"
+HOOK_PROMPTS = ("fix the flaky tests in the fixtures", "thanks", "add retries to the importer")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     from memory_app.demo import build_demo_store
     from memory_app.gui.app import build_context, build_main_window, prepare_application_identity
     from memory_app.gui.context import AppContext
-    from memory_app.gui.views.context import ContextView
+    from memory_app.gui.views.context import INJECTIONS, ContextView
     from memory_app.gui.views.memories import MemoriesView
     from memory_app.service import MemoryService
 
@@ -64,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memory-shots-") as folder:
         runs = (("empty", None), ("demo", args.generated))
         for label, generated in runs if not args.only else runs[1:]:
-            service = MemoryService.open(resolve_settings(Path(folder) / label))
+            store = resolve_settings(Path(folder) / label)
+            service = MemoryService.open(store)
             if generated is not None:
                 build_demo_store(service, generated=generated)
             settings = QSettings(str(Path(folder) / f"{label}.ini"), QSettings.Format.IniFormat)
@@ -99,11 +103,35 @@ def main(argv: list[str] | None = None) -> int:
                         view.refresh()
                         settle(context)
                     window.grab().save(str(args.out / f"{view.key}.png"))
+                    if isinstance(view, ContextView):
+                        ask_the_hooks(store.data_dir)
+                        window.navigate("context", INJECTIONS)
+                        settle(context)
+                        window.grab().save(str(args.out / "context-injections.png"))
+                        view.main.setCurrentIndex(0)
             window.close()
             context.shutdown()
             service.close()
     print(f"screenshots written to {args.out}")
     return 0
+
+
+def ask_the_hooks(data_dir: Path) -> None:
+    """A session start and a few prompts through the recall hooks' own code, which log
+    their answers beside the store as they do in Claude Code."""
+    import json
+    from datetime import UTC, datetime, timedelta
+
+    from memory_app.hooks import runtime
+
+    env = {"MEMORY_APP_DATA_DIR": str(data_dir), "MEMORY_APP_HOOK_WORKER": "0"}
+    now = datetime.now(UTC) + timedelta(seconds=1)
+    start = {"session_id": "demo", "cwd": HOOK_PROJECT, "source": "startup"}
+    runtime.handle("SessionStart", json.dumps(start).encode(), env, now)
+    for number, prompt in enumerate(HOOK_PROMPTS, start=1):
+        payload = {"session_id": "demo", "cwd": HOOK_PROJECT, "prompt": prompt}
+        when = now + timedelta(seconds=40 * number)
+        runtime.handle("UserPromptSubmit", json.dumps(payload).encode(), env, when)
 
 
 if __name__ == "__main__":

@@ -5,22 +5,23 @@ Pure standard library (json, os), so the command never loads the store. The file
 shared with the person and with other tools, hence the care: our entries are found by
 `MARKER` and merged beside everyone else's without reordering them, a changed file is
 first copied to `settings.json.bak-memory-app`, every write is atomic, and a file that is
-not valid JSON is refused rather than guessed at.
+not valid JSON is refused rather than guessed at (json_file.py, shared with the MCP
+server's registration in mcp_config.py).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memory_app.hooks import json_file
 from memory_app.hooks.command import EVENTS, MARKER, hook_command
+from memory_app.hooks.json_file import BACKUP_SUFFIX as BACKUP_SUFFIX  # for the callers
+from memory_app.hooks.json_file import SettingsFileError
 
-BACKUP_SUFFIX = ".bak-memory-app"
 # Which sessions each event fires for (Claude Code's matcher); None: the event has none.
 MATCHERS: dict[str, str | None] = {
     "SessionStart": "startup|resume|clear|compact",
@@ -30,10 +31,6 @@ MATCHERS: dict[str, str | None] = {
 }
 # Seconds Claude Code waits before giving up on the hook; the hooks answer far sooner.
 TIMEOUTS = {event: 10 for event in EVENTS}
-
-
-class SettingsFileError(Exception):
-    """The settings file cannot be read or changed safely; nothing was written."""
 
 
 @dataclass
@@ -81,7 +78,7 @@ def settings_path(project: Path | None = None, env: Mapping[str, str] | None = N
 def install(path: Path, scope: str = "user") -> HooksReport:
     """Add our entry for every event, or bring an outdated one up to date in place."""
     original, data = _load(path)
-    new = json.loads(json.dumps(data))  # a deep copy, compared with `data` below
+    new = json_file.copy(data)  # compared with `data` below
     hooks = new.setdefault("hooks", {})
     for event in EVENTS:
         groups = hooks.setdefault(event, [])
@@ -102,7 +99,7 @@ def install(path: Path, scope: str = "user") -> HooksReport:
 def uninstall(path: Path, scope: str = "user") -> HooksReport:
     """Remove exactly our entries, plus a group or event that they alone filled."""
     original, data = _load(path)
-    new = json.loads(json.dumps(data))
+    new = json_file.copy(data)
     hooks = new.get("hooks")
     if isinstance(hooks, dict):
         for event in list(hooks):
@@ -131,53 +128,13 @@ def _finish(
     report = HooksReport(scope, path, events=_our_commands(new))
     if new == data:
         return report  # idempotent: the file is not even rewritten
-    target = Path(os.path.realpath(path))  # a symlinked settings.json stays a symlink
-    backup = target.with_name(target.name + BACKUP_SUFFIX)
-    content = _restored(backup, new)
-    if content is None:
-        content = (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    try:
-        if original is not None:
-            _write_atomic(backup, original)
-            report.backup = backup
-        _write_atomic(target, content)
-    except OSError as exc:
-        raise SettingsFileError(f"cannot write {exc.filename or target}: {exc.strerror}") from exc
+    report.backup = json_file.save(path, original, new)
     report.changed = True
     return report
 
 
-def _restored(backup: Path, new: dict[str, Any]) -> bytes | None:
-    """The backup's exact bytes when they hold the same settings as `new`, so that
-    `install` then `uninstall` gives back the person's file byte for byte, with its own
-    layout, rather than our re-indented copy of it."""
-    try:
-        before = backup.read_bytes()
-        return before if json.loads(before) == new else None
-    except (OSError, ValueError):
-        return None
-
-
 def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None, {}
-    except OSError as exc:
-        raise SettingsFileError(f"cannot read {path}: {exc.strerror}") from exc
-    if not raw.strip():
-        return raw, {}  # an empty file (`touch`) holds no settings yet
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        raise SettingsFileError(
-            f"{path} is not valid JSON ({exc}); fix it or move it aside, nothing was changed"
-        ) from exc
-    if not isinstance(data, dict):
-        raise SettingsFileError(f"{path} does not hold a JSON object; nothing was changed")
-    if not isinstance(data.get("hooks", {}), dict):
-        raise SettingsFileError(f'"hooks" in {path} is not an object; nothing was changed')
-    return raw, data
+    return json_file.load(path, "hooks")
 
 
 def _check_list(groups: Any, event: str) -> None:
@@ -218,24 +175,3 @@ def _our_commands(data: dict[str, Any]) -> dict[str, str | None]:
         commands = [h["command"] for g in groups for h in _handlers(g) if _is_ours(h)]
         found[event] = commands[0] if commands else None
     return found
-
-
-def _write_atomic(path: Path, content: bytes) -> None:
-    """Temp file beside it, then os.replace: Claude Code never reads half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(content)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

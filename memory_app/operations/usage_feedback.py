@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
+import uuid
 from pathlib import Path
 
 from memory_app.domain import citation
@@ -27,6 +29,8 @@ log = logging.getLogger(__name__)
 
 TAKEN_PREFIX = "hook-injections.taken-"
 MAX_PROMPT_CHARS = 500
+# The GUI's poll and an import's own take may run in two threads of one process.
+_TAKING = threading.Lock()
 
 
 class UsageFeedbackOperations(ServiceState):
@@ -37,15 +41,23 @@ class UsageFeedbackOperations(ServiceState):
         folder = self._data_folder()
         if folder is None:
             return 0
+        with _TAKING:
+            return self._take(folder)
+
+    def _take(self, folder: Path) -> int:
         for name in (INJECTION_LOG + ".1", INJECTION_LOG):
-            try:
-                os.replace(folder / name, folder / f"{TAKEN_PREFIX}{os.getpid()}-{name}")
+            try:  # a name no other taker uses, in this process or another
+                os.replace(folder / name, folder / f"{TAKEN_PREFIX}{uuid.uuid4().hex}-{name}")
             except FileNotFoundError:
                 continue
         added = 0
         for taken in sorted(folder.glob(f"{TAKEN_PREFIX}*")):
+            try:
+                lines = taken.read_bytes().splitlines()
+            except FileNotFoundError:  # another process took it meanwhile
+                continue
             parsed = []
-            for raw in taken.read_bytes().splitlines():
+            for raw in lines:
                 try:
                     parsed.append(store.parse_line(json.loads(raw)))
                 except (ValueError, TypeError, AttributeError):

@@ -190,6 +190,12 @@ class Ui_MemoryEditorForm(object):
 
         self.outerLayout.addWidget(self.source)
 
+        self.usage = QLabel(MemoryEditorForm)
+        self.usage.setObjectName(u"usage")
+        self.usage.setWordWrap(True)
+
+        self.outerLayout.addWidget(self.usage)
+
         self.historyHeading = QLabel(MemoryEditorForm)
         self.historyHeading.setObjectName(u"historyHeading")
 
@@ -245,6 +251,9 @@ class Ui_MemoryEditorForm(object):
         self.revert.setText(QCoreApplication.translate("MemoryEditorForm", u"&Revert", None))
         self.save.setText(QCoreApplication.translate("MemoryEditorForm", u"&Save", None))
         self.sourceHeading.setText(QCoreApplication.translate("MemoryEditorForm", u"<b>Source</b>", None))
+#if QT_CONFIG(tooltip)
+        self.usage.setToolTip(QCoreApplication.translate("MemoryEditorForm", u"How often Claude Code's recall hooks gave this memory to the assistant, and whether the answer that followed used it.", None))
+#endif // QT_CONFIG(tooltip)
         self.historyHeading.setText(QCoreApplication.translate("MemoryEditorForm", u"<b>History</b>", None))
         pass
     # retranslateUi

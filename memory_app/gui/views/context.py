@@ -1,6 +1,7 @@
 """Context: exactly what an assistant would be handed for a task, tier by tier, within a
 token budget (UX.md "Context"). Memories can be pinned or kept out from here, and the
-CLAUDE.md block is exported only after its diff has been seen.
+CLAUDE.md block is exported only after its diff has been seen. A second tab shows what
+Claude Code's recall hooks did hand the assistant, live (widgets/injections_panel.py).
 
 The preview is a preview, not a use: it never counts as access to the memories it shows.
 """
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QSplitter,
     QStackedLayout,
+    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -51,6 +53,7 @@ from memory_app.gui.context import AppContext
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.diff_dialog import DiffDialog, plural
 from memory_app.gui.widgets.empty_state import EmptyState
+from memory_app.gui.widgets.injections_panel import InjectionsPanel
 from memory_app.gui.widgets.tree_items import child_items, top_level_items
 from memory_app.retrieval.claude_md_export import ClaudeMdExport
 from memory_app.retrieval.context import ContextRequest
@@ -68,6 +71,8 @@ ERROR_COLOUR = "#c62828"  # the same red as the conflicts view's errors
 # Errors an export can end in; each says which file and that nothing changed.
 EXPORT_ERRORS = (ExportError, ValueError, OSError)
 ACTION_ERRORS = (StoreError, ValidationError)
+TAB_KEY = "context/tab"  # the tab shown last: the preview, or INJECTIONS
+INJECTIONS = "injections"  # also the navigation argument that opens that tab
 
 
 @dataclass(frozen=True)
@@ -158,12 +163,16 @@ class ContextView(View):
         blank.fill(Qt.GlobalColor.transparent)
         self._icons["blank"] = QIcon(blank)
 
-        self.main = QWidget(self)
-        column = QVBoxLayout(self.main)
+        # Two tabs: what would be injected for a task, and what the hooks did inject.
+        self.main = QTabWidget(self)
+        self.main.setObjectName("contextTabs")
+        self.main.setDocumentMode(True)
+        self.preview_page = QWidget(self.main)
+        column = QVBoxLayout(self.preview_page)
         column.setContentsMargins(8, 8, 8, 8)
         column.setSpacing(8)
         column.addLayout(self._build_request_row())
-        splitter = QSplitter(self.main)
+        splitter = QSplitter(self.preview_page)
         splitter.addWidget(self._build_tiers())
         splitter.addWidget(self._build_preview())
         splitter.setStretchFactor(0, 3)
@@ -172,6 +181,16 @@ class ContextView(View):
         splitter.setChildrenCollapsible(False)
         column.addWidget(splitter, 1)
         column.addLayout(self._build_footer())
+        self.injections = InjectionsPanel(context, self.main)
+        self.main.addTab(self.preview_page, "P&review")
+        self.main.setTabToolTip(0, "What an assistant would be given for a task (Ctrl+Tab)")
+        self.main.addTab(self.injections, "What the &assistant saw")
+        self.main.setTabToolTip(
+            1, "What Claude Code's recall hooks gave the assistant, live (Ctrl+Tab)"
+        )
+        if self.context.settings.value(TAB_KEY) == INJECTIONS:
+            self.main.setCurrentWidget(self.injections)
+        self.main.currentChanged.connect(self._tab_changed)
 
         self.empty = EmptyState(
             "context",
@@ -197,18 +216,18 @@ class ContextView(View):
     # -- building ---------------------------------------------------------------------
 
     def _build_request_row(self) -> QHBoxLayout:
-        self.task = QLineEdit(self.main)
+        self.task = QLineEdit(self.preview_page)
         self.task.setObjectName("contextTask")
         self.task.setPlaceholderText("Describe the task, e.g. add retries to the importer")
         self.task.setClearButtonEnabled(True)
         self.task.textChanged.connect(lambda _text: self._refresh_timer.start())
-        self.project = QComboBox(self.main)
+        self.project = QComboBox(self.preview_page)
         self.project.setObjectName("contextProject")
         self.project.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.project.setMinimumContentsLength(14)
         self.project.addItem("All projects", None)
         self.project.currentIndexChanged.connect(lambda _index: self.refresh())
-        self.budget = QSpinBox(self.main)
+        self.budget = QSpinBox(self.preview_page)
         self.budget.setObjectName("contextBudget")
         self.budget.setRange(MIN_BUDGET, MAX_BUDGET)
         self.budget.setSingleStep(250)
@@ -227,19 +246,19 @@ class ContextView(View):
         row.setSpacing(6)
         row.addWidget(self.task, 1)
         row.addSpacing(6)
-        project_label = QLabel("&Project", self.main)
+        project_label = QLabel("&Project", self.preview_page)
         project_label.setBuddy(self.project)
         row.addWidget(project_label)
         row.addWidget(self.project)
         row.addSpacing(6)
-        budget_label = QLabel("&Budget", self.main)
+        budget_label = QLabel("&Budget", self.preview_page)
         budget_label.setBuddy(self.budget)
         row.addWidget(budget_label)
         row.addWidget(self.budget)
         return row
 
     def _build_tiers(self) -> QWidget:
-        panel = QWidget(self.main)
+        panel = QWidget(self.preview_page)
         layout = QVBoxLayout(panel)
         layout.setContentsMargins(0, 0, 4, 0)
         self.tree = QTreeWidget(panel)
@@ -271,7 +290,7 @@ class ContextView(View):
         return panel
 
     def _build_preview(self) -> QWidget:
-        panel = QWidget(self.main)
+        panel = QWidget(self.preview_page)
         layout = QVBoxLayout(panel)
         layout.setContentsMargins(4, 0, 0, 0)
         self.rendered = QPlainTextEdit(panel)
@@ -298,14 +317,14 @@ class ContextView(View):
         return panel
 
     def _build_footer(self) -> QHBoxLayout:
-        self.meter = QProgressBar(self.main)
+        self.meter = QProgressBar(self.preview_page)
         self.meter.setObjectName("budgetMeter")
         self.meter.setTextVisible(False)
         self.meter.setFixedWidth(160)
         self.meter.setMaximumHeight(12)
-        self.footer = QLabel(self.main)
+        self.footer = QLabel(self.preview_page)
         self.footer.setObjectName("contextFooter")
-        self.message = QLabel(self.main)
+        self.message = QLabel(self.preview_page)
         self.message.setObjectName("contextMessage")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -318,12 +337,23 @@ class ContextView(View):
         return row
 
     def _shortcut(self, keys: str, slot: Any) -> None:
-        # Scoped to this view: the same keys mean nothing (or something else) elsewhere.
-        shortcut = QShortcut(QKeySequence(keys), self)
+        # Scoped to the preview tab: the same keys mean nothing (or something else)
+        # elsewhere, and must not pin a memory of a hidden preview from the other tab.
+        shortcut = QShortcut(QKeySequence(keys), self.preview_page)
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.activated.connect(slot)
 
+    def _tab_changed(self, _index: int) -> None:
+        shown = INJECTIONS if self.main.currentWidget() is self.injections else "preview"
+        self.context.settings.setValue(TAB_KEY, shown)
+
     # -- loading ----------------------------------------------------------------------
+
+    def activate(self, argument: Any = None) -> None:
+        """Shown; the argument INJECTIONS opens the tab of what the assistant saw."""
+        if argument == INJECTIONS:
+            self.main.setCurrentWidget(self.injections)
+        super().activate(argument)
 
     async def reload(self) -> None:
         """Projects and whether anything is stored, then the preview."""

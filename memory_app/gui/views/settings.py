@@ -1,11 +1,13 @@
-"""Settings: where the store lives, which extractor runs (and its key and model), which
-categories exist."""
+"""Settings: where the store lives, whether Claude Code uses this app, which extractor runs
+(and its key and model), which categories exist."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHeaderView, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QHeaderView, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from memory_app.domain.records import CategoryInfo
 from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractorError
@@ -15,10 +17,13 @@ from memory_app.gui.context import AppContext
 from memory_app.gui.extractor_choice import CHOICES, build_extractor, claude_settings, current_key
 from memory_app.gui.forms.ui_settings_view import Ui_SettingsForm
 from memory_app.gui.views.base import View
+from memory_app.gui.widgets.claude_code_setup import ClaudeCodePanel
+from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.service import claude_judge_for
 
 ERROR_STYLE = "color: #c62828;"
 AUTO_POLICY = "newer_if_confident"
+CATEGORIES_MIN_HEIGHT = 180  # the list scrolls with the page rather than shrink to a line
 SOURCES = {"environment": "ANTHROPIC_API_KEY", "keyring": "the system keyring", "typed": "above"}
 
 
@@ -29,8 +34,23 @@ class SettingsView(View):
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        # The form is a page in a scroll area: its sections are taller than a small window.
+        self.page = QWidget()
         self.ui = Ui_SettingsForm()
-        self.ui.setupUi(self)
+        self.ui.setupUi(self.page)
+        self.scroll_area, _page = scroll_page(self, "settingsScroll", content=self.page)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll_area)
+        self.claude_code = ClaudeCodePanel(context, self.page)
+        self.ui.outerLayout.insertWidget(1, self.claude_code)  # after Storage
+        # Made after the form, the section would come last when tabbing: put it in place.
+        chain = [self.ui.database, *self.claude_code.focus_chain(), self.ui.extractorChoice]
+        for first, second in pairwise(chain):
+            QWidget.setTabOrder(first, second)
+        self.ui.categories.setMinimumHeight(CATEGORIES_MIN_HEIGHT)
+        # A tall window's spare height goes to the category list, not between rows.
+        self.ui.outerLayout.setStretchFactor(self.ui.categoriesGroup, 1)
         service = context.service
         path = service.db.path
         self.ui.dataDir.setText(str(path.parent) if path else "—")
@@ -163,6 +183,7 @@ class SettingsView(View):
 
     async def reload(self) -> None:
         self.show_categories(await self.context.call(self.context.service.categories))
+        await self.claude_code.refresh()
 
     def show_categories(self, categories: list[CategoryInfo]) -> None:
         self.ui.categories.clear()

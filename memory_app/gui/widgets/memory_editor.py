@@ -39,6 +39,18 @@ def describe_event(event: AuditRecord) -> str:
     return f"{when} · {event.actor} · {what}"
 
 
+def usage_text(injected: int, cited: int, ignored: int) -> str:
+    """A memory's usage feedback in words, as the memory editor shows it."""
+    if injected <= 0:
+        return "Never given to the assistant"
+    times = "once" if injected == 1 else f"{injected:,} times"
+    text = f"Injected {times}, cited {cited:,}, ignored {ignored:,}"
+    waiting = injected - cited - ignored
+    if waiting > 0:
+        text += f" · {waiting:,} not judged yet"
+    return text
+
+
 def _to_qt(value: datetime | None) -> QDateTime:
     if value is None:
         return QDateTime.currentDateTime()
@@ -76,8 +88,10 @@ class MemoryEditor(QWidget):
         self.ui.hasValidUntil.toggled.connect(self.ui.validUntil.setEnabled)
         self.ui.hasValidFrom.setToolTip("Set a start of validity")
         self.ui.hasValidUntil.setToolTip("Set an end of validity")
-        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
-        self.ui.source.setStyleSheet(f"color: {muted};")
+        # Read-only facts in the muted text colour; a role, not a colour name, because
+        # the placeholder colour is translucent (its name() would be plain black).
+        for fact in (self.ui.source, self.ui.usage):
+            fact.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.show_nothing()
 
     def set_categories(self, categories: Sequence[CategoryInfo]) -> None:
@@ -97,6 +111,7 @@ class MemoryEditor(QWidget):
         self.ui.content.setPlainText("")
         self.ui.tags.clear()
         self.ui.source.setText("—")
+        self.ui.usage.setText("")
         self.ui.history.clear()
         self.clear_errors()
 
@@ -118,6 +133,9 @@ class MemoryEditor(QWidget):
             edit.setEnabled(value is not None)
             edit.setDateTime(_to_qt(value))
         self.ui.source.setText(self._source_text(record))
+        self.ui.usage.setText(
+            usage_text(record.injected_count, record.cited_count, record.ignored_count)
+        )
         self.ui.history.clear()
         self.ui.history.addItems([describe_event(e) for e in history])
         self.clear_errors()

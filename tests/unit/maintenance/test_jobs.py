@@ -44,7 +44,8 @@ def snapshot(service: MemoryService) -> dict[str, Any]:
     """Every column of every memory, every category digest, every conflict."""
     with service.db.reading() as session:
         conn = session.connection()
-        items = [tuple(r) for r in conn.execute(text("SELECT * FROM memory_item ORDER BY id"))]
+        rows = conn.execute(text("SELECT * FROM memory_item ORDER BY id"))
+        items = [tuple(r._asdict().items()) for r in rows]
         digests = list(conn.execute(text("SELECT category, digest FROM category_summary")))
         conflicts = [tuple(r) for r in conn.execute(text("SELECT * FROM conflict ORDER BY id"))]
     return {"items": items, "digests": [tuple(r) for r in digests], "conflicts": conflicts}
@@ -274,7 +275,7 @@ def test_a_cancelled_job_leaves_the_store_consistent(
     after = snapshot(service)
     # Nightly's reviewed changes were never applied: every memory is as it was, except
     # the decay factors nightly refreshes on its own.
-    strip = lambda rows: [r[:-1] for r in rows]  # noqa: E731  (decay_factor is last)
+    strip = lambda rows: [[c for c in r if c[0] != "decay_factor"] for r in rows]  # noqa: E731
     assert strip(after["items"]) == strip(before["items"])
     assert service.maintenance_changes() == []
     with service.db.reading() as session:

@@ -1,0 +1,224 @@
+"""New Claude Code sessions are imported while the app is open, not only at its start.
+
+Claude Code writes each session to `~/.claude/projects/<project>/<session>.jsonl` and
+appends to it for as long as the session lasts. The watcher follows the projects folder
+and each project folder in it; any change (re)starts one timer of the settle window plus
+a small margin, and when it fires the scheduler imports what has settled: files written
+in the last settle window are still in use and wait.
+
+A file only grows while a session runs, and a folder watch does not see that. So after
+every import, if a session file is still inside its settle window (or the import limit
+left sessions for later), another check is armed: a long session is imported once it has
+been quiet for the settle window, without watching every file.
+
+A projects folder that does not exist yet is waited for through its nearest existing
+parent folder (and, should even that watch fail, by a slow re-check).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+
+from memory_app.domain.records import ImportReport
+from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
+from memory_app.ingest import discover
+
+log = logging.getLogger(__name__)
+
+MARGIN_MS = 2_000  # past the settle window, so the file is old enough when we look
+RECHECK_MS = 60_000  # a missing folder no watch can wait for is looked for this often
+
+
+def project_folders(root: Path) -> list[Path]:
+    """The folders directly inside `root` (Claude Code's per-project folders)."""
+    try:
+        with os.scandir(root) as entries:
+            return sorted(
+                Path(e.path)
+                for e in entries
+                if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+            )
+    except OSError:  # gone or unreadable meanwhile: the next change looks again
+        return []
+
+
+def nearest_existing(path: Path) -> Path | None:
+    """The closest folder above `path` that exists (the one to watch for it)."""
+    for parent in path.parents:
+        if parent.is_dir():
+            return parent
+    return None
+
+
+def seconds_until_settled(root: Path, settle_seconds: float, now: float | None = None) -> float:
+    """How long until every session file under `root` is older than the settle window;
+    0 when none is still being written (or there is no folder)."""
+    if not root.is_dir():
+        return 0.0
+    now = time.time() if now is None else now
+    try:
+        files = discover([root])
+    except OSError:
+        return 0.0
+    wait = 0.0
+    for path in files:
+        try:
+            age = now - path.stat().st_mtime
+        except OSError:
+            continue
+        wait = max(wait, settle_seconds - age)
+    return wait
+
+
+class SessionWatcher(QObject):
+    """Watches Claude Code's projects folder and has the scheduler import new sessions.
+
+    Built by the composition root next to the scheduler, whose projects folder, settle
+    window and one-import-at-a-time rule it uses. `start()` begins watching (never
+    failing: a missing folder is waited for), `stop()` ends it.
+
+    Signals:
+        triggered: the settle timer fired and an import was asked for.
+    """
+
+    triggered = Signal()
+
+    def __init__(
+        self,
+        scheduler: MaintenanceScheduler,
+        *,
+        margin_ms: int = MARGIN_MS,
+        recheck_ms: int = RECHECK_MS,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.scheduler = scheduler
+        self.root = scheduler.projects_root
+        self.margin_ms = margin_ms
+        self._watcher: QFileSystemWatcher | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._fire)
+        # Only when no folder above the missing one could be watched.
+        self._recheck = QTimer(self)
+        self._recheck.setInterval(recheck_ms)
+        self._recheck.timeout.connect(self._recheck_root)
+        scheduler.imported.connect(self._after_import)
+
+    @property
+    def settle_ms(self) -> int:
+        """The settle window plus the margin: how long after a change the check runs."""
+        return int(self.scheduler.settle_seconds * 1000) + self.margin_ms
+
+    @property
+    def active(self) -> bool:
+        return self._watcher is not None
+
+    def watched(self) -> list[Path]:
+        """The folders being watched now (for tests and the log)."""
+        if self._watcher is None:
+            return []
+        return sorted(Path(p) for p in self._watcher.directories())
+
+    def pending(self) -> bool:
+        """A check is armed."""
+        return self._timer.isActive()
+
+    def start(self) -> bool:
+        """Begin watching; False when background work is switched off."""
+        if not self.scheduler.enabled:
+            return False
+        if self._watcher is None:
+            self._watcher = QFileSystemWatcher(self)
+            self._watcher.directoryChanged.connect(self._changed)
+        self._sync()
+        return True
+
+    def stop(self) -> None:
+        self._timer.stop()
+        self._recheck.stop()
+        if self._watcher is not None:
+            self._watcher.directoryChanged.disconnect(self._changed)
+            paths = self._watcher.directories()
+            if paths:
+                self._watcher.removePaths(paths)
+            self._watcher.deleteLater()
+            self._watcher = None
+
+    # -- watching ---------------------------------------------------------------------
+
+    def _sync(self) -> bool:
+        """Watch the projects folder and its project folders, or the nearest folder above
+        a missing one; True when the projects folder exists."""
+        watcher = self._watcher
+        if watcher is None:
+            return False
+        root = self.root
+        present = root.is_dir()
+        wanted: set[str] = set()
+        if present:
+            wanted = {str(root), *(str(p) for p in project_folders(root))}
+        else:
+            above = nearest_existing(root)
+            if above is not None:
+                wanted = {str(above)}
+        current = set(watcher.directories())
+        gone = current - wanted
+        if gone:
+            watcher.removePaths(sorted(gone))
+        new = sorted(p for p in wanted - current if os.path.isdir(p))
+        failed = watcher.addPaths(new) if new else []
+        if failed:  # e.g. the inotify limit: say so, and look now and then instead
+            log.warning("cannot watch %s for new sessions", ", ".join(failed))
+        now = set(watcher.directories())
+        if (str(root) in now) if present else bool(now):
+            self._recheck.stop()
+        elif not self._recheck.isActive():
+            self._recheck.start()
+        return present
+
+    def _changed(self, path: str) -> None:
+        changed = Path(path)
+        # A project came or went, a folder above the missing projects folder changed, or
+        # a watched folder was removed: watch what is there now.
+        rewatch = changed == self.root or changed in self.root.parents or not changed.is_dir()
+        if rewatch and not self._sync():
+            return  # nothing to import until the projects folder exists
+        self._restart()
+
+    def _recheck_root(self) -> None:
+        if self._sync() and not self._timer.isActive():
+            self._restart()
+
+    def _restart(self) -> None:
+        self._timer.start(self.settle_ms)
+
+    # -- importing --------------------------------------------------------------------
+
+    def _fire(self) -> None:
+        self.triggered.emit()
+        self.scheduler.import_new_sessions()
+
+    def _after_import(self, report: Any) -> None:
+        """After any import of new sessions (the startup one too): look again later if
+        a session is still being written or the import limit left some for later."""
+        if self._watcher is None or self._timer.isActive():
+            return  # a check is already armed
+        if isinstance(report, ImportReport) and report.cancelled:
+            return  # cancelled by a person: the next change or start takes them
+        if self.scheduler.deferred:
+            self._restart()
+            return
+        self.scheduler.context.spawn(self._follow_up())
+
+    async def _follow_up(self) -> None:
+        context = self.scheduler.context
+        wait = await context.call(seconds_until_settled, self.root, self.scheduler.settle_seconds)
+        if wait > 0 and self._watcher is not None and not self._timer.isActive():
+            self._timer.start(int(wait * 1000) + self.margin_ms)
