@@ -41,10 +41,10 @@ def prompts(count: int) -> list[str]:
 
 
 def _time_runs(
-    argv: list[str], stdins: list[bytes], env: dict[str, str]
+    argv: list[str], stdins: list[bytes], env: dict[str, str], warm: list[bytes]
 ) -> tuple[list[float], int]:
     samples, answered = [], 0
-    for n, stdin in enumerate([*stdins[:WARMUP], *stdins]):
+    for n, stdin in enumerate([*warm[:WARMUP], *stdins]):
         t0 = time.perf_counter()
         done = subprocess.run(
             argv, input=stdin, capture_output=True, env=env, cwd=REPO, check=False
@@ -74,19 +74,22 @@ def run(items: int = 10_000, runs: int = 50) -> dict[str, Any]:
         stdins = [
             json.dumps(
                 {
-                    "session_id": f"bench-{n}",
+                    "session_id": f"bench-{n}",  # warm-up runs included: no topic reuse
                     "transcript_path": "/home/dev/.claude/projects/bench.jsonl",
                     "cwd": PROJECT,
                     "hook_event_name": "UserPromptSubmit",
                     "prompt": prompt,
                 }
             ).encode()
-            for n, prompt in enumerate(prompts(runs))
+            for n, prompt in enumerate(prompts(runs + WARMUP))
         ]
         python = sys.executable
-        bare, _ = _time_runs([python, "-c", "import sqlite3"], [b""] * runs, env)
+        bare, _ = _time_runs([python, "-c", "import sqlite3"], [b""] * runs, env, [b""] * WARMUP)
         hook, answered = _time_runs(
-            [python, "-m", "memory_app.hooks", "UserPromptSubmit"], stdins, env
+            [python, "-m", "memory_app.hooks", "UserPromptSubmit"],
+            stdins[WARMUP:],
+            env,
+            stdins[:WARMUP],
         )
         failures = (Path(folder) / "logs" / "memory-app.log").exists()
     hook_ms, bare_ms = summarize_ms(hook), summarize_ms(bare)

@@ -7,19 +7,19 @@ lines into the store (`MemoryService.take_injection_log`), where each injected m
 is later judged cited or ignored (seed 004's usage tracker).
 
 The prompt itself is never written here: it may hold a secret, and the redaction code
-costs a third of the hook's budget to load. A line keeps a hash of the prompt (to find
-it, redacted, in the session's transcript later) and short hashes of its search words,
-enough to tell whether the next prompt stays on the same topic (seed 002's topic window)
-and nothing a reader could turn back into a word of a secret.
+costs a third of the hook's budget to load. A line keeps the prompt's length (the prompt
+itself is found, redacted, in the session's transcript later, by its time) and short
+hashes of its search words, enough to tell whether the next prompt stays on the same
+topic (seed 002's topic window) and nothing a reader could turn back into a random token.
 
 Stdlib only: the hook imports it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -46,13 +46,10 @@ def log_path(env: Mapping[str, str]) -> str:
     return os.path.join(os.path.dirname(locations.store_path(env)), locations.INJECTION_LOG)
 
 
-def prompt_hash(prompt: str) -> str:
-    return hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def term_keys(terms: Iterable[str]) -> list[str]:
-    """Eight hex digits per search word: comparable, not readable."""
-    return sorted({hashlib.blake2b(t.encode("utf-8"), digest_size=4).hexdigest() for t in terms})
+    """Eight hex digits per search word (CRC-32: hashlib alone would cost the hook 2 ms):
+    comparable, and no way back to a random token."""
+    return sorted({f"{zlib.crc32(t.encode('utf-8', 'surrogatepass')):08x}" for t in terms})
 
 
 def entry(
@@ -83,7 +80,6 @@ def entry(
         "memories": [[item_id, None if s is None else round(s, 4)] for item_id, s in memories],
     }
     if prompt is not None:
-        line["prompt_sha256"] = prompt_hash(prompt)
         line["prompt_chars"] = len(prompt)
     if keys:
         line["terms"] = list(keys)
@@ -104,8 +100,11 @@ def record(env: Mapping[str, str], line: Mapping[str, Any]) -> None:
     capture.append_line(path, line)
 
 
-def tail(path: str, limit_bytes: int = TAIL_BYTES) -> list[dict[str, Any]]:
-    """The last whole lines of the log, oldest first; unreadable lines are left out."""
+def tail(
+    path: str, limit_bytes: int = TAIL_BYTES, *, session_id: str | None = None
+) -> list[dict[str, Any]]:
+    """The last whole lines of the log (only the session's, when one is named), oldest
+    first; unreadable lines are left out."""
     try:
         with open(path, "rb") as stream:
             stream.seek(0, os.SEEK_END)
@@ -118,7 +117,10 @@ def tail(path: str, limit_bytes: int = TAIL_BYTES) -> list[dict[str, Any]]:
     if size > limit_bytes:
         lines = lines[1:]  # the first may be cut
     found = []
+    marker = json.dumps(session_id).encode() if session_id is not None else b""
     for raw in lines:
+        if marker not in raw:  # parse only the session's lines: the hook runs every prompt
+            continue
         try:
             value = json.loads(raw)
         except ValueError:

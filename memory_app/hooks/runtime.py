@@ -105,10 +105,9 @@ def _prompt_answer(
         _record(env, line)
         return None
     keys = injections.term_keys(terms)
-    log = injections.log_path(env)
-    earlier = injections.topic_window(
-        injections.tail(log), _text(payload.get("session_id")), keys, now
-    )
+    session_id = _text(payload.get("session_id"))
+    recent = injections.tail(injections.log_path(env), session_id=session_id) if session_id else []
+    earlier = injections.topic_window(recent, session_id, keys, now)
     if earlier is not None:  # its memories are still in the conversation: add nothing
         line = injections.entry(
             event,

@@ -54,7 +54,6 @@ def parse_line(line: Mapping[str, Any]) -> Parsed:
         session_id=_text(line.get("session_id")),
         project=_text(line.get("cwd")),
         outcome=str(outcome),
-        prompt_sha256=_text(line.get("prompt_sha256")),
         transcript_path=_text(line.get("transcript_path")),
         budget=line.get("budget") if type(line.get("budget")) is int else None,
         reused_from=_time(line.get("reused_from")),

@@ -325,7 +325,6 @@ class InjectionRow(SQLModel, table=True):
     session_id: str | None = Field(default=None, index=True)
     project: str | None = None
     outcome: str  # hooks/injections.py OUTCOMES
-    prompt_sha256: str | None = None
     prompt: str | None = None  # the prompt, redacted, once its transcript was imported
     transcript_path: str | None = None
     budget: int | None = None

@@ -127,7 +127,7 @@ def test_the_hook_log_holds_no_word_of_the_prompt(
     raw = Path(injections.log_path(hook_env(settings))).read_bytes()
     for word in secret_prompt.split():
         assert word.encode() not in raw
-    assert log_lines(settings)[-1]["prompt_sha256"] == injections.prompt_hash(secret_prompt)
+    assert log_lines(settings)[-1]["prompt_chars"] == len(secret_prompt)
 
 
 def test_an_unanswered_prompt_waits_for_the_grown_transcript(
