@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from memory_app.domain.categories import Category
 from memory_app.domain.transcripts import Transcript, Turn
@@ -82,3 +84,27 @@ def make_version_2(db: Path) -> None:
         conn.execute("ALTER TABLE maintenance_run DROP COLUMN group_id")
         conn.execute("PRAGMA user_version = 2")
     conn.close()
+
+
+def claude_session_file(
+    path: Path, session: str, cwd: str, exchanges: Sequence[tuple[datetime, str, str]]
+) -> Path:
+    """A Claude Code session file: (time of the prompt, prompt, answer) per exchange, the
+    answer four seconds after its prompt."""
+    lines: list[dict[str, Any]] = []
+    for when, prompt, answer in exchanges:
+        for role, text, at in (("user", prompt, when), ("assistant", answer, when)):
+            at = at + timedelta(seconds=4) if role == "assistant" else at
+            content: Any = text if role == "user" else [{"type": "text", "text": text}]
+            lines.append(
+                {
+                    "type": role,
+                    "sessionId": session,
+                    "cwd": cwd,
+                    "timestamp": at.isoformat().replace("+00:00", "Z"),
+                    "uuid": f"{role}-{len(lines)}",
+                    "message": {"role": role, "content": content},
+                }
+            )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path

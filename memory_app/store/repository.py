@@ -156,16 +156,23 @@ def grow_resource(
     row.message_count = transcript.message_count
     row.turn_count = len(transcript.turns)
     row.redaction_count = redactions
+    row.imported_at = utc_now()  # the startup check compares it with the file's change
     session.add(row)  # the store's update trigger re-indexes its text
+    fresh = [span for span in spans if span.position not in known]
+    _add_turns(session, row.id or 0, transcript, fresh)
+    return [span.position for span in fresh]
+
+
+def _add_turns(
+    session: Session, resource_id: int, transcript: Transcript, spans: Sequence[TurnSpan]
+) -> None:
+    """Where each turn sits in the resource's text, for provenance highlighting."""
     turns = {t.position: t for t in transcript.turns}
-    added = []
     for span in spans:
-        if span.position in known:
-            continue
         turn = turns[span.position]
         session.add(
             TurnRow(
-                resource_id=row.id or 0,
+                resource_id=resource_id,
                 position=span.position,
                 speaker=turn.speaker,
                 kind=turn.kind,
@@ -175,8 +182,6 @@ def grow_resource(
                 timestamp=turn.timestamp,
             )
         )
-        added.append(span.position)
-    return added
 
 
 def add_resource(
@@ -210,21 +215,7 @@ def add_resource(
     session.add(row)
     session.flush()
     assert row.id is not None  # the flush gave the row its id
-    turns = {t.position: t for t in transcript.turns}
-    for span in spans:
-        turn = turns[span.position]
-        session.add(
-            TurnRow(
-                resource_id=row.id,
-                position=span.position,
-                speaker=turn.speaker,
-                kind=turn.kind,
-                start=span.start,
-                end=span.end,
-                source_line=turn.source_line,
-                timestamp=turn.timestamp,
-            )
-        )
+    _add_turns(session, row.id, transcript, spans)
     return row
 
 

@@ -34,6 +34,7 @@ from memory_app.gui.widgets.memory_editor import usage_text
 from memory_app.gui.widgets.tree_items import top_level_items
 from memory_app.hooks import runtime
 from memory_app.service import MemoryService
+from tests.helpers import claude_session_file
 
 SHOP = "/home/user/shop"
 SESSION = "5e55-gui"
@@ -60,23 +61,7 @@ def ask(settings: Settings, prompt: str, now: datetime) -> dict[str, Any] | None
 
 
 def write_session(path: Path, when: datetime, prompt: str, answer: str) -> Path:
-    """A Claude Code session file of one exchange."""
-    lines: list[dict[str, Any]] = []
-    for role, text, at in (("user", prompt, when), ("assistant", answer, when)):
-        at = at + timedelta(seconds=4) if role == "assistant" else at
-        content: Any = text if role == "user" else [{"type": "text", "text": text}]
-        lines.append(
-            {
-                "type": role,
-                "sessionId": SESSION,
-                "cwd": SHOP,
-                "timestamp": at.isoformat().replace("+00:00", "Z"),
-                "uuid": f"{role}-{len(lines)}",
-                "message": {"role": role, "content": content},
-            }
-        )
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
+    return claude_session_file(path, SESSION, SHOP, [(when, prompt, answer)])
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from memory_app.domain.scoring import RankingWeights, ScoringFacts, score, usefu
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.hooks import injections, runtime
 from memory_app.service import MemoryService
+from tests.helpers import claude_session_file
 
 PROJECT = "/home/user/shop"
 SESSION = "5e55-feedback"
@@ -57,24 +58,7 @@ def log_lines(settings: Settings) -> list[dict[str, Any]]:
 
 
 def write_session(path: Path, exchanges: list[tuple[datetime, str, str]]) -> Path:
-    """A Claude Code session file: (time of the prompt, prompt, answer) per exchange."""
-    lines = []
-    for when, prompt, answer in exchanges:
-        for role, text, at in (("user", prompt, when), ("assistant", answer, when)):
-            at = at + timedelta(seconds=4) if role == "assistant" else at
-            content: Any = text if role == "user" else [{"type": "text", "text": text}]
-            lines.append(
-                {
-                    "type": role,
-                    "sessionId": SESSION,
-                    "cwd": PROJECT,
-                    "timestamp": at.isoformat().replace("+00:00", "Z"),
-                    "uuid": f"{role}-{len(lines)}",
-                    "message": {"role": role, "content": content},
-                }
-            )
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
+    return claude_session_file(path, SESSION, PROJECT, exchanges)
 
 
 @pytest.fixture
@@ -163,6 +147,7 @@ def test_an_unanswered_prompt_waits_for_the_grown_transcript(
     assert len(service.resources()) == 1  # one conversation, not two
     (resource,) = service.resources()
     assert resource.turn_count == 4
+    assert service.new_sessions(tmp_path, settle_seconds=0) == []  # the startup check agrees
     (seen,) = service.recent_injections()
     assert {m.item_id: m.verdict for m in seen.memories}[store[USED]] == "cited"
     # The grown text is searchable: the index followed the update.
