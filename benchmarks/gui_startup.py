@@ -80,8 +80,8 @@ def _isolated_env(home: Path, view: str, pycache: Path | None = None) -> dict[st
     env["QT_QPA_PLATFORM"] = "offscreen"
     env["MEMORY_APP_EXIT_AFTER_PAINT"] = "1"
     if view != "dashboard":
-        # QSettings() of organization "memory-curator", application "memory-app".
-        conf = folders["XDG_CONFIG_HOME"] / "memory-curator" / "memory-app.conf"
+        # The app's settings (memory_app/gui/user_settings.py): memory-app/memory-app.conf.
+        conf = folders["XDG_CONFIG_HOME"] / "memory-app" / "memory-app.conf"
         conf.parent.mkdir(parents=True, exist_ok=True)
         conf.write_text(f"[window]\nview={view}\n")
     return env
@@ -111,7 +111,7 @@ def launch(data_dir: Path, home: Path, view: str, pycache: Path | None = None) -
             f"{'without printing first-paint' if found is None else ''}\n"
             f"stdout:\n{out}\nstderr:\n{err}"
         )
-    conf = home / ".config" / "memory-curator" / "memory-app.conf"
+    conf = home / ".config" / "memory-app" / "memory-app.conf"
     if conf.exists() and f"view={view}" not in conf.read_text():
         raise RuntimeError(f"the app did not open on the {view} view:\n{conf.read_text()}")
     return float(found.group(1)) - t0

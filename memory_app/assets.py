@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memory_app.config import APP_ID
+
 _PACKAGE = Path(__file__).resolve().parent
 _PLACES = (_PACKAGE / "_data", _PACKAGE.parent)
 
@@ -27,7 +29,7 @@ def asset_path(relative: str) -> Path:
     raise AssetMissingError(f"{relative} is missing from this installation (looked in {looked})")
 
 
-APP_ICON_NAME = "memory-app"  # the icon theme name: the desktop entry's Icon= key
+APP_ICON_NAME = APP_ID  # the icon theme name: the desktop entry's Icon= key
 ICON_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)  # PNGs in resources/icons/hicolor
 
 

@@ -13,8 +13,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_app import __version__, cli_desktop, cli_maintenance, cli_retrieval, logs
-from memory_app.config import Settings, resolve_settings
+from memory_app import (
+    __version__,
+    cli_completion,
+    cli_desktop,
+    cli_help,
+    cli_maintenance,
+    cli_retrieval,
+)
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
     CONFLICT_STATUSES,
@@ -25,17 +31,21 @@ from memory_app.domain.records import (
     MemoryRecord,
 )
 from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
+from memory_app.domain.search_syntax import SYNTAX_HELP
 from memory_app.domain.usage import UsageSummary
 from memory_app.domain.validation import ValidationError
 from memory_app.extract.base import Extractor, ExtractorError
 from memory_app.extract.factory import EXTRACTOR_CHOICES, default_choice, make_extractor
-from memory_app.retrieval.export_file import ExportError
-from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
 
+# Only light modules above: `--help`, `--version` and `completion` build the parser and
+# answer without the database layer, the Claude SDK or Qt (tests/unit/test_cli_startup.py).
+# The service and the rest are imported by the commands that use them.
 if TYPE_CHECKING:
+    from memory_app.config import Settings
     from memory_app.hooks.mcp_config import McpReport
     from memory_app.hooks.slash_command import CommandReport
+    from memory_app.service import MemoryService
 
 FORMATS = ("claude-code", "text", "markdown")
 
@@ -72,7 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help_text, description=help_text, parents=[common])
 
     p = add("import", "import conversations (files or folders) and learn from them")
-    p.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="a conversation file, or a folder of them (such as ~/.claude/projects)",
+    )
     p.add_argument("--format", choices=FORMATS, help="skip auto-detection")
     p.add_argument(
         "--extractor",
@@ -95,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     p = add("search", "full-text search over memories, best first")
-    p.add_argument("query")
+    p.add_argument("query", help=SYNTAX_HELP + " When none has every word, any word will do.")
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--category")
     p.add_argument("--status", choices=ITEM_STATUSES, default="active")
@@ -108,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", type=int, default=0)
 
     p = add("show", "show one memory with its source and history")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=int, help="the memory's id, as list and search show it")
 
     add("categories", "list categories with their memory counts")
     add("stats", "counts at a glance")
@@ -117,21 +133,23 @@ def build_parser() -> argparse.ArgumentParser:
     add("test-connection", "send Claude one tiny request: is the key valid, how fast it answers")
 
     p = add("edit", "change a memory")
-    p.add_argument("id", type=int)
-    p.add_argument("--content")
-    p.add_argument("--category")
-    p.add_argument("--confidence", type=float)
+    p.add_argument("id", type=int, help="the memory's id, as list and search show it")
+    p.add_argument("--content", help="the new statement")
+    p.add_argument("--category", help="move it to this category (its key, as categories shows)")
+    p.add_argument("--confidence", type=float, help="from 0 to 1")
     p.add_argument("--tags", help="comma-separated")
     pin = p.add_mutually_exclusive_group()
-    pin.add_argument("--pin", dest="pinned", action="store_true", default=None)
-    pin.add_argument("--unpin", dest="pinned", action="store_false")
+    pin.add_argument(
+        "--pin", dest="pinned", action="store_true", default=None, help="always in context"
+    )
+    pin.add_argument("--unpin", dest="pinned", action="store_false", help="ranked as others")
 
     p = add("forget", "delete a memory (reversible with restore or undo)")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=int, help="the memory's id, as list and search show it")
     p = add("restore", "bring back a forgotten memory")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=int, help="the memory's id, as list and search show it")
     p = add("keep", "release a memory held for review (a possible secret) into use")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=int, help="the memory's id, as list and search show it")
     add("undo", "undo your last change")
     _add_conflicts(sub, common)
     cli_retrieval.add_parsers(sub, common)
@@ -163,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(search, retrieve, context, remember, forget, pin, list_conflicts)",
     )
     add("gui", "open the desktop window (the default)")
+    p = add("completion", "print the completion script for bash, zsh or fish")
+    p.add_argument("shell", choices=cli_completion.SHELLS)
+    cli_help.add_examples(parser)
     return parser
 
 
@@ -182,11 +203,11 @@ def _add_conflicts(sub: Any, common: argparse.ArgumentParser) -> None:
     q = inner.add_parser("list", help="list conflicts, newest first", parents=[common])
     q.add_argument("--status", choices=(*CONFLICT_STATUSES, "open", "all"), default="open")
     q = inner.add_parser("show", help="one conflict side by side", parents=[common])
-    q.add_argument("id", type=int)
+    q.add_argument("id", type=int, help="the conflict's id, as conflicts list shows it")
     q = inner.add_parser(
         "resolve", help="decide an open conflict (undo reverts it)", parents=[common]
     )
-    q.add_argument("id", type=int)
+    q.add_argument("id", type=int, help="the conflict's id, as conflicts list shows it")
     how = q.add_mutually_exclusive_group(required=True)
     how.add_argument("--keep", choices=tuple(KEEP_CHOICES), help="which memory stays valid")
     how.add_argument("--merge", metavar="TEXT", help="replace both with one new statement")
@@ -291,11 +312,19 @@ def _server_state(report: McpReport) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "completion":  # a script on stdout: no store, no log file
+        return _print(None, cli_completion.script(parser, args.shell).rstrip("\n"), False)
+    from memory_app import logs
+
     with logs.session(logs.log_folder(), verbose=getattr(args, "verbose", False)):
         return _dispatch(args)
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from memory_app.config import resolve_settings
+    from memory_app.retrieval.export_file import ExportError
+    from memory_app.service import MemoryService
+
     as_json = getattr(args, "json", False)
     settings = resolve_settings(getattr(args, "data_dir", None), getattr(args, "db_url", None))
     if args.command in (None, "gui"):
@@ -324,6 +353,10 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "mcp":  # stdout carries the protocol only: no _print
         return _serve_mcp(settings)
     if args.command == "slash":
+        # /mem passes what was typed as one quoted argument: split it here, at spaces
+        # only (an apostrophe in "what's cached" is a letter, not shell quoting).
+        typed = " ".join([args.action, *args.words]).split()
+        args.action, args.words = (typed[0], typed[1:]) if typed else ("", [])
         problem = _slash_usage_error(args)
         if problem is not None:
             return _fail(problem, as_json, code=2)
@@ -369,6 +402,7 @@ def _serve_mcp(settings: Settings) -> int:
     """`memory-app mcp`: serve until the client closes stdin. A store that cannot be
     opened is reported on stderr, never on stdout, which belongs to the protocol."""
     from memory_app.mcp_server import serve
+    from memory_app.service import MemoryService
 
     try:
         service = MemoryService.open(settings)
@@ -616,9 +650,12 @@ def _categories(service: MemoryService, args: argparse.Namespace) -> Output:
 def _stats(service: MemoryService, args: argparse.Namespace) -> Output:
     s = service.get_stats()
     last = s.last_memorized.strftime("%Y-%m-%d %H:%M UTC") if s.last_memorized else "never"
-    active = s.items_by_status.get("active", 0)
+    aside = ", ".join(
+        f"{n} {status}" for status, n in sorted(s.items_by_status.items()) if status != "active"
+    )
     lines = [
-        f"Memories:        {s.items} ({active} active, {s.pinned} pinned)",
+        f"Memories:        {s.items} active ({s.pinned} pinned)"
+        + (f"; also kept: {aside}" if aside else ""),
         f"Conversations:   {s.resources}",
         f"Categories:      {s.categories}",
         f"Open conflicts:  {s.conflicts_open}",

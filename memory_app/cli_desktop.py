@@ -10,8 +10,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from memory_app import desktop
-
 
 def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     text = "add or remove the desktop menu entry and icons for the current user"
@@ -40,6 +38,8 @@ def _data_home(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> tuple[Any, str]:
     """Carry out the command; raises `desktop.DesktopError` with what went wrong."""
+    from memory_app import desktop
+
     if args.desktop_command == "install":
         report = desktop.install(args.launcher, args.data_home)
         text = (

@@ -14,9 +14,8 @@ from memory_app.domain.budget import ContextPlan
 from memory_app.domain.claude_md import DEFAULT_MAX_CHARS
 from memory_app.domain.records import ITEM_STATUSES
 from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery, RetrievedMemory
-from memory_app.retrieval.context import ContextRequest
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the parser is built without the database layer (cli.py)
     from memory_app.service import MemoryService
 
 Output = tuple[Any, str]
@@ -99,6 +98,8 @@ def retrieve(service: MemoryService, args: argparse.Namespace) -> Output:
 
 
 def context(service: MemoryService, args: argparse.Namespace) -> Output:
+    from memory_app.retrieval.context import ContextRequest
+
     request = ContextRequest(
         task=args.query,
         project=args.project,

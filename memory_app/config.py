@@ -14,7 +14,21 @@ from pathlib import Path
 
 import platformdirs
 
-APP_ID = "memory-app"
+# One name for every folder of the app, so a person finds them all: the data
+# (~/.local/share/memory-app on Linux), the settings (~/.config/memory-app) and the log
+# (~/.local/state/memory-app/logs). memory_app/hooks/locations.py repeats it.
+APP_FOLDER = "memory-app"
+# Earlier versions kept the settings and the log under this name instead; they are
+# moved to APP_FOLDER on the first start (gui/user_settings.py, logs.py).
+LEGACY_FOLDER = "memory-curator"
+# The application id of the desktop (reverse-DNS, as AppStream and the Desktop Entry spec
+# ask): the desktop entry's and metainfo's file names, the icon's name, the Wayland app id
+# and the X11 window class. The project has no domain nor a public account of its own, so
+# the id takes the form used for projects without a domain, io.github.<account>.<App>,
+# with the project's name in both places: it names the app, not a web address. It must
+# not change again (desktops key pinned launchers and notification settings by it). The
+# first versions used "memory-app": desktop.py removes a menu entry of that name.
+APP_ID = "io.github.memorycurator.MemoryCurator"
 DB_FILE = "memory.db"
 
 
@@ -29,7 +43,7 @@ class Settings:
 
 
 def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir(APP_ID, appauthor=False))
+    return Path(platformdirs.user_data_dir(APP_FOLDER, appauthor=False))
 
 
 def resolve_settings(

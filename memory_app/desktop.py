@@ -5,10 +5,13 @@ metainfo into the user's data folder (`$XDG_DATA_HOME`, else `~/.local/share`), 
 `Exec` and `TryExec` pointing at this installation's launcher by absolute path: a menu
 started from a desktop session has no virtualenv or pipx folder on its PATH.
 
-The entry, the window and the icon share one name, `APP_ID` ("memory-app"): the entry's
-file name, its `Icon=` and `StartupWMClass=`, Qt's application name (the window's
-WM_CLASS) and desktop file name (the Wayland app id). A desktop only puts the running
-window under its menu entry when they match (docs: ARCHITECTURE.md "Desktop entry").
+The entry, the window and the icon share one name, the reverse-DNS `APP_ID`
+("io.github.memorycurator.MemoryCurator", see memory_app/config.py): the entry's file
+name, its `Icon=` and `StartupWMClass=`, the metainfo's id, Qt's application name (the
+window's WM_CLASS class) and desktop file name (the Wayland app id). A desktop only puts
+the running window under its menu entry when they match. The first versions named all of
+them `memory-app`; install and uninstall remove such an entry too, so an upgrade does not
+leave two entries in the menu.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_app.assets import APP_ICON_NAME, ICON_SIZES, asset_path
+from memory_app.assets import ICON_SIZES, asset_path
 from memory_app.config import APP_ID
 
 DESKTOP_FILE = f"{APP_ID}.desktop"
 METAINFO_FILE = f"{APP_ID}.metainfo.xml"
+LEGACY_ID = "memory-app"  # the entry, metainfo and icon name of the first versions
+APP_NAME = "Memory Curator"  # the entry's Name=: how an old entry is known to be ours
 LAUNCHER = "memory-app"  # the console script pyproject.toml installs
 REFRESH_TIMEOUT_S = 20
 # Characters the Desktop Entry spec reserves inside a quoted Exec argument.
@@ -38,31 +43,63 @@ class DesktopError(RuntimeError):
 
 @dataclass(frozen=True)
 class DesktopFiles:
-    """Where each installed file goes under one XDG data folder."""
+    """Where each installed file goes under one XDG data folder; `name` is the id the
+    files are named by (LEGACY_ID for those of the first versions)."""
 
     data_home: Path
+    name: str = APP_ID
 
     @property
     def entry(self) -> Path:
-        return self.data_home / "applications" / DESKTOP_FILE
+        return self.data_home / "applications" / f"{self.name}.desktop"
 
     @property
     def metainfo(self) -> Path:
-        return self.data_home / "metainfo" / METAINFO_FILE
+        return self.data_home / "metainfo" / f"{self.name}.metainfo.xml"
 
     @property
     def icons(self) -> dict[str, Path]:
         """Theme folder ("48x48", "scalable") → the icon file there."""
+        icon = self.name  # the app icon is named by the id (assets.APP_ICON_NAME)
         hicolor = self.data_home / "icons" / "hicolor"
         found = {
-            f"{size}x{size}": hicolor / f"{size}x{size}" / "apps" / f"{APP_ICON_NAME}.png"
+            f"{size}x{size}": hicolor / f"{size}x{size}" / "apps" / f"{icon}.png"
             for size in ICON_SIZES
         }
-        found["scalable"] = hicolor / "scalable" / "apps" / f"{APP_ICON_NAME}.svg"
+        found["scalable"] = hicolor / "scalable" / "apps" / f"{icon}.svg"
         return found
 
     def all(self) -> list[Path]:
         return [self.entry, self.metainfo, *self.icons.values()]
+
+
+def legacy_files(home: Path) -> list[Path]:
+    """The files of a menu entry an earlier version installed under LEGACY_ID, when that
+    entry (or its metainfo) is ours: another program may be called memory-app too."""
+    old = DesktopFiles(home, LEGACY_ID)
+    ours = False
+    try:
+        if old.entry.is_file():
+            text = old.entry.read_text("utf-8", errors="replace")
+            ours = f"Name={APP_NAME}" in text.splitlines()
+        if not ours and old.metainfo.is_file():
+            ours = f"<name>{APP_NAME}</name>" in old.metainfo.read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    return [path for path in old.all() if path.is_file() or path.is_symlink()] if ours else []
+
+
+def _remove(paths: list[Path]) -> list[Path]:
+    removed = []
+    for path in paths:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise DesktopError(f"could not remove {path}: {exc}") from exc
+        removed.append(path)
+    return removed
 
 
 @dataclass(frozen=True)
@@ -197,24 +234,22 @@ def install(launcher: Path | None = None, home: Path | None = None) -> DesktopRe
             _write(target, source.read_bytes())
     except OSError as exc:
         raise DesktopError(f"could not install into {files.data_home}: {exc}") from exc
+    replaced = _remove(legacy_files(files.data_home))
     ran, notes = _refresh(files)
+    if replaced:
+        notes.append(
+            f"removed the earlier {LEGACY_ID}.desktop entry and its icons ({len(replaced)} files)"
+        )
     return DesktopReport(
         "installed", files.data_home, tuple(files.all()), launcher, tuple(ran), tuple(notes)
     )
 
 
 def uninstall(home: Path | None = None) -> DesktopReport:
-    """Remove what `install` wrote; folders stay (other applications share them)."""
+    """Remove what `install` wrote, and an entry of an earlier version; folders stay
+    (other applications share them)."""
     files = DesktopFiles(home or data_home())
-    removed = []
-    for path in files.all():
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            raise DesktopError(f"could not remove {path}: {exc}") from exc
-        removed.append(path)
+    removed = _remove([*files.all(), *legacy_files(files.data_home)])
     ran, notes = _refresh(files) if removed else ([], [])
     if not removed:
         notes.append(f"nothing to remove: no menu entry was installed in {files.data_home}")

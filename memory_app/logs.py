@@ -2,10 +2,11 @@
 
 Without this, the warnings of the modules' loggers (and any crash) of an app started
 from the desktop menu were lost. The file lives in the platform's log folder
-(`$XDG_STATE_HOME/memory-curator/logs` on Linux), one for the user whichever store
+(`$XDG_STATE_HOME/memory-app/logs` on Linux), one for the user whichever store
 `--data-dir` opens, so Help > Open Log Folder and a bug report always find it. Only
 MEMORY_APP_DATA_DIR, which sandboxes a whole run (tests, benchmarks), moves it: into
-`logs/` inside that folder, so such runs never write to the real home.
+`logs/` inside that folder, so such runs never write to the real home. Earlier versions
+wrote to a `memory-curator` folder instead; `session` moves its files over once.
 
 Every record passes a filter that redacts secrets first: a token in an error message
 or a traceback must not end up on disk or on screen.
@@ -26,9 +27,10 @@ from types import TracebackType
 
 import platformdirs
 
+from memory_app.config import APP_FOLDER, LEGACY_FOLDER
 from memory_app.domain.redaction import redact
 
-LOG_APP = "memory-curator"
+LOG_APP = APP_FOLDER
 LOG_FILE = "memory-app.log"
 MAX_BYTES = 1_000_000
 BACKUPS = 5
@@ -40,13 +42,45 @@ log = logging.getLogger(__name__)
 
 def log_folder() -> Path:
     """The folder for the log files: $MEMORY_APP_DATA_DIR/logs when that is set, else
-    the platform's (Linux: $XDG_STATE_HOME/memory-curator/logs)."""
+    the platform's (Linux: $XDG_STATE_HOME/memory-app/logs)."""
     override = os.environ.get("MEMORY_APP_DATA_DIR")
     if override:
         return Path(override).expanduser() / "logs"
+    return platform_log_folder(LOG_APP)
+
+
+def platform_log_folder(name: str) -> Path:
+    """The platform's log folder for an app folder named `name`."""
     if sys.platform in ("win32", "darwin"):
-        return Path(platformdirs.user_log_dir(LOG_APP, appauthor=False))
-    return Path(platformdirs.user_state_dir(LOG_APP, appauthor=False)) / "logs"
+        return Path(platformdirs.user_log_dir(name, appauthor=False))
+    return Path(platformdirs.user_state_dir(name, appauthor=False)) / "logs"
+
+
+def move_legacy_logs(folder: Path) -> list[str]:
+    """Move the log files an earlier version wrote under its `memory-curator` folder
+    into `folder`, when `folder` is the platform's own (not a sandbox); a file already
+    there is kept and the older one left where it was. Returns what went wrong, if
+    anything, for the caller to log: a failure here never stops the app."""
+    legacy = platform_log_folder(LEGACY_FOLDER)
+    if folder != platform_log_folder(LOG_APP) or not legacy.is_dir():
+        return []
+    problems = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for old in sorted(legacy.iterdir()):
+            new = folder / old.name
+            if old.is_file() and not new.exists():
+                os.replace(old, new)
+        emptied = [legacy]
+        if legacy.parent.name == LEGACY_FOLDER:  # Linux: ~/.local/state/memory-curator/logs
+            emptied.append(legacy.parent)
+        for path in emptied:
+            if any(path.iterdir()):
+                break
+            path.rmdir()
+    except OSError as exc:
+        problems.append(f"Could not move the old log folder {legacy} to {folder}: {exc}")
+    return problems
 
 
 class RedactingFilter(logging.Filter):
@@ -145,6 +179,7 @@ def session(folder: Path, verbose: bool = False) -> Iterator[Path | None]:
     handlers.append(stderr)
     problem: OSError | None = None
     log_file: Path | None = None
+    moved = move_legacy_logs(folder)
     try:
         file = open_log_file(folder)
     except OSError as exc:
@@ -162,6 +197,8 @@ def session(folder: Path, verbose: bool = False) -> Iterator[Path | None]:
     sys.excepthook, threading.excepthook = log_uncaught, log_uncaught_in_thread
     if problem is not None:
         log.warning("Cannot write the log file in %s: %s", folder, problem)
+    for message in moved:
+        log.warning("%s", message)
 
     def restore() -> None:
         root.setLevel(saved[0])

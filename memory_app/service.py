@@ -55,6 +55,7 @@ from memory_app.store import repository as repo
 from memory_app.store import usage as usage_store
 from memory_app.store.database import Database
 from memory_app.store.errors import NotFoundError
+from memory_app.store.search_match import compile_search
 from memory_app.store.tables import ResourceRow
 
 
@@ -138,24 +139,26 @@ class MemoryService(
         category: str | None = None,
         statuses: Sequence[str] = ("active",),
     ) -> list[MemoryRecord]:
-        """Full-text search, best first; all words must match, else any word may."""
+        """Full-text search in the search syntax (domain/search_syntax.py), best first;
+        all words must match, else any word may (exclusions and filters always hold).
+        Exclusions and filters alone list the other memories, newest first."""
         if limit < 1:
             raise ValueError("limit must be at least 1")
         with self.db.reading() as session:
             if category is not None:
                 self._require_category(session, category)
             conn = session.connection()
-            hits = self.db.dialect.search_item_ids(
-                conn, query, limit=limit, category=category, statuses=tuple(statuses)
+            search = compile_search(conn, query)
+            hits = self.db.dialect.search_items(
+                conn, search, limit=limit, category=category, statuses=tuple(statuses)
             )
-            if not hits:
-                hits = self.db.dialect.search_item_ids(
+            if not hits and search.widens:
+                hits = self.db.dialect.search_items(
                     conn,
-                    query,
+                    compile_search(conn, query, match_any=True),
                     limit=limit,
                     category=category,
                     statuses=tuple(statuses),
-                    match_any=True,
                 )
             found = repo.records_by_ids(session, [i for i, _ in hits])
             open_ = conflict_store.open_conflicts_for(session, found)

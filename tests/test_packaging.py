@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from memory_app.config import APP_ID
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CHECK = """
@@ -53,10 +55,19 @@ def test_wheel_installs_and_loads_a_form_and_an_icon(tmp_path: Path) -> None:
         check=True,
     )
     (wheel,) = wheels.glob("memory_curator-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
-    assert "memory_app/_data/resources/icons/hicolor/scalable/apps/memory-app.svg" in names
-    assert "memory_app/_data/resources/icons/hicolor/16x16/apps/memory-app.png" in names
-    assert "memory_app/_data/resources/memory-app.desktop" in names
+    archive = zipfile.ZipFile(wheel)
+    names = archive.namelist()
+    assert f"memory_app/_data/resources/icons/hicolor/scalable/apps/{APP_ID}.svg" in names
+    assert f"memory_app/_data/resources/icons/hicolor/16x16/apps/{APP_ID}.png" in names
+    assert f"memory_app/_data/resources/{APP_ID}.desktop" in names
+    assert f"memory_app/_data/resources/{APP_ID}.metainfo.xml" in names
+    # The licence the metadata names ships with it, and the window has its gui-script.
+    (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    scripts = archive.read(entry_points).decode()
+    assert "[gui_scripts]\nmemory-curator = memory_app.gui_script:main" in scripts, scripts
+    assert "[console_scripts]\nmemory-app = memory_app.cli:main" in scripts, scripts
     assert "memory_app/_data/ui/memory_editor.ui" in names
     assert "memory_app/gui/forms/ui_settings_view.py" in names
 
@@ -82,7 +93,7 @@ def test_wheel_installs_and_loads_a_form_and_an_icon(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(
-        "ok _data/resources/icons/hicolor/scalable/apps/memory-app.svg _data/ui/"
+        f"ok _data/resources/icons/hicolor/scalable/apps/{APP_ID}.svg _data/ui/"
     )
 
     # The installed launcher puts the app in the menu, pointing at itself.
@@ -95,6 +106,7 @@ def test_wheel_installs_and_loads_a_form_and_an_icon(tmp_path: Path) -> None:
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert result.returncode == 0, result.stderr
-    entry = (share / "applications" / "memory-app.desktop").read_text()
+    entry = (share / "applications" / f"{APP_ID}.desktop").read_text()
     assert f'Exec="{launcher.absolute()}"' in entry.splitlines()
-    assert (share / "icons/hicolor/512x512/apps/memory-app.png").is_file()
+    assert (share / f"icons/hicolor/512x512/apps/{APP_ID}.png").is_file()
+    assert (venv / "bin" / "memory-curator").is_file()  # the gui-script

@@ -20,3 +20,9 @@ def relative_time(when: datetime | None, now: datetime | None = None) -> str:
     if days < 30:
         return "1 day ago" if days == 1 else f"{days} days ago"
     return when.strftime("%Y-%m-%d")
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """ "1 memory", "2 memories", "1,204 changes": the count with the word that fits it
+    (`many` defaults to `one` + "s")."""
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"

@@ -14,6 +14,13 @@ from memory_app.domain.usage import UsageSummary
 # "held": kept back for a person to review (a possible secret, see possible_secrets.py):
 # never in context or exports until kept.
 ITEM_STATUSES = ("active", "held", "archived", "superseded", "deleted", "invalid")
+# What "memories" counts wherever a number of memories is shown (dashboard card and
+# charts, status bar, Memories view, CLI stats): the active ones, the memories search,
+# context and exports use. The others are kept but not counted: held (waiting for a
+# person's review), archived (put away by maintenance or a person), superseded
+# (replaced by a newer memory, kept for its history), invalid (marked wrong) and
+# deleted (forgotten, restorable). `Stats.items_by_status` has them all.
+COUNTED_STATUSES = ("active",)
 SCOPES = ("session", "project", "global")
 ACTORS = ("user", "extractor", "maintenance", "system")
 
@@ -142,14 +149,19 @@ class AuditRecord:
 
 @dataclass(frozen=True)
 class Stats:
-    items: int  # memories that are not deleted
+    items: int  # memories as counted everywhere: the active ones (COUNTED_STATUSES)
     items_by_status: dict[str, int]
     items_by_category: dict[str, int]
     resources: int
     categories: int
     conflicts_open: int
     last_memorized: datetime | None
-    pinned: int = 0
+    pinned: int = 0  # pinned among the counted memories
+
+    @property
+    def kept(self) -> int:
+        """Every memory the store keeps except deleted ones (counted or not)."""
+        return sum(n for status, n in self.items_by_status.items() if status != "deleted")
 
     def to_json(self) -> dict[str, Any]:
         return _json_fields(asdict(self))

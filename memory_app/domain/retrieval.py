@@ -23,7 +23,8 @@ class RetrievalError(ValueError):
 class RetrievalFilters:
     """Which memories may be returned. Empty tuples mean "any".
 
-    `project`: memories of that project plus global ones. `since`/`until`: when the
+    `project`: memories of that project (or of a project holding that folder) plus
+    global ones. `since`/`until`: when the
     memory was said. `valid_at`: time travel, what was valid at that moment (validity
     is always applied; without it, validity now).
     """

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memory_app import __version__
 from memory_app.assets import APP_ICON_NAME, icon_path
-from memory_app.config import APP_ID, Settings
+from memory_app.config import APP_FOLDER, APP_ID, Settings
 from memory_app.gui.context import AppContext, AppEvents, StatusModel
 from memory_app.gui.crash_dialog import reporting_errors
 from memory_app.gui.main_window import MainWindow
@@ -24,12 +24,13 @@ from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
 from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
 from memory_app.gui.session_watcher import SessionWatcher
 from memory_app.gui.single_instance import SingleInstance, bring_to_front, note_already_running
+from memory_app.gui.user_settings import open_user_settings
 from memory_app.gui.views.base import View
 from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
 
 APP_NAME = "Memory Curator"
-ORGANIZATION = "memory-curator"
+ORGANIZATION = APP_FOLDER  # the settings are opened by name: gui/user_settings.py
 
 
 def prepare_application_identity() -> None:
@@ -123,7 +124,7 @@ def _run_window(app: QApplication, settings: Settings) -> int:
         return 1
     if service.db.damage is not None:  # readable, but every change is refused
         QMessageBox.warning(None, "Memory Curator's store is damaged", service.db.damage)
-    context = build_context(service, QSettings())
+    context = build_context(service, open_user_settings())
     window = build_main_window(context)
     instance.activation_requested.connect(lambda token: bring_to_front(window, token))
     if os.environ.get("MEMORY_APP_EXIT_AFTER_PAINT"):
@@ -134,7 +135,8 @@ def _run_window(app: QApplication, settings: Settings) -> int:
     window.show()
     # Seed 001's startup check and the maintenance schedule, in the background, and new
     # sessions imported while the window is open (the QSettings key
-    # "maintenance/background" = false switches them off).
+    # "maintenance/background" = false switches them off). New sessions are imported only
+    # once the person has said yes (auto_import.py): the first start asks on the welcome page.
     scheduler = MaintenanceScheduler(context)
     watcher = SessionWatcher(scheduler)
     if service.db.damage is None:  # on a damaged store every job would be refused

@@ -78,6 +78,9 @@ class AppEvents(QObject):
         import_requested(object): import conversations where the request was made (the
             Sources view owns importing): "files" or "folder" asks for them first; a list
             of Paths imports those at once.
+        auto_import_changed(bool, bool): the person switched automatic imports of new
+            Claude Code sessions on or off (see `auto_import.py`); the second value says
+            whether to look for new sessions at once.
     """
 
     memories_changed = Signal()
@@ -85,6 +88,7 @@ class AppEvents(QObject):
     navigate = Signal(str, object)
     notify = Signal(str, object)
     import_requested = Signal(object)
+    auto_import_changed = Signal(bool, bool)
 
 
 class Dialogs:

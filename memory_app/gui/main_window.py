@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSize, Qt, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QIcon, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDragMoveEvent,
+    QDropEvent,
+    QIcon,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
@@ -20,11 +31,15 @@ from PySide6.QtWidgets import (
 
 from memory_app import logs
 from memory_app.assets import icon_path
-from memory_app.domain.humanize import relative_time
+from memory_app.domain.humanize import plural
 from memory_app.domain.records import Stats
 from memory_app.gui.context import AppContext, StatusModel
+from memory_app.gui.drop_import import DropHighlight, plan_drop
+from memory_app.gui.shortcuts_dialog import ShortcutsDialog, collect_shortcuts
+from memory_app.gui.tray import SETTINGS_KEY as TRAY_SETTINGS_KEY
+from memory_app.gui.tray import TrayAnnouncer, TrayIcon, tray_enabled
 from memory_app.gui.views.base import View
-from memory_app.gui.widgets.status_indicator import StatusIndicator
+from memory_app.gui.widgets.status_indicator import CountsLabel, StatusIndicator
 from memory_app.gui.widgets.toast import Toast
 
 APP_TITLE = "Memory Curator"
@@ -67,6 +82,8 @@ class MainWindow(QMainWindow):
 
         self._build_status_bar()
         self._build_menus()
+        self._build_drop_target()
+        self._build_tray()
         context.events.navigate.connect(self.navigate)
         context.events.notify.connect(self.toast.show_message)
         context.events.memories_changed.connect(self.refresh_counts)
@@ -79,8 +96,7 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         self.indicator = StatusIndicator(self.context.status, self)
         self.indicator.details_requested.connect(self.show_status_details)
-        self.counts = QLabel(self)
-        self.counts.setObjectName("counts")
+        self.counts = CountsLabel(self)  # "last import 13 min ago" ages on its own
         self.toast = Toast(self)
         bar.addWidget(self.indicator)
         bar.addWidget(self.counts)
@@ -112,14 +128,19 @@ class MainWindow(QMainWindow):
 
         edit_menu = menu.addMenu("&Edit")
         self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo, self.undo)
+        self.redo_action = self._action("&Redo", QKeySequence.StandardKey.Redo, self.redo)
+        # Ctrl+Shift+Z first (what the menu shows), then the platform's other Redo keys.
+        shift_z = QKeySequence("Ctrl+Shift+Z")
+        redo_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
+        self.redo_action.setShortcuts([shift_z, *(k for k in redo_keys if k != shift_z)])
         self.find_action = self._action(
             "&Find Memories", QKeySequence.StandardKey.Find, self.find_memories
         )
         self.delete_action = self._action("&Delete", QKeySequence.StandardKey.Delete, self.delete)
-        for action in (self.undo_action, self.find_action, self.delete_action):
+        for action in (self.undo_action, self.redo_action, self.find_action, self.delete_action):
             edit_menu.addAction(action)
 
-        view_menu = menu.addMenu("&View")
+        view_menu = self.view_menu = menu.addMenu("&View")
         for index, view in enumerate(self.views):
             action = self._action(
                 view.title, f"Ctrl+{index + 1}", lambda i=index: self.show_view(i)
@@ -127,9 +148,33 @@ class MainWindow(QMainWindow):
             view_menu.addAction(action)
 
         help_menu = menu.addMenu("&Help")
+        self.shortcuts_action = self._action(
+            "&Keyboard Shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts
+        )
+        help_menu.addAction(self.shortcuts_action)
         self.open_log_folder_action = self._action("Open &Log Folder", None, self.open_log_folder)
         help_menu.addAction(self.open_log_folder_action)
         help_menu.addAction(self._action("&About Memory Curator", None, self.about))
+
+    def _build_drop_target(self) -> None:
+        """Files and folders dropped anywhere on the window are imported."""
+        self.setAcceptDrops(True)
+        self.drop_highlight = DropHighlight(self)
+
+    def _build_tray(self) -> None:
+        """The tray icon (where the desktop has a tray) and View > Show Icon in the Tray."""
+        self.tray_announcer = TrayAnnouncer(self.context.status, self.isActiveWindow, parent=self)
+        enabled = tray_enabled(self.context.settings.value(TRAY_SETTINGS_KEY, True))
+        self.tray = TrayIcon(self, self.tray_announcer, enabled=enabled, parent=self)
+        self.tray.import_requested.connect(self.import_files)
+        self.tray.quit_requested.connect(self.close)
+        self.tray_action = QAction("Show Icon in the &Tray", self)
+        self.tray_action.setCheckable(True)
+        self.tray_action.setChecked(enabled and self.tray.available)
+        self.tray_action.setEnabled(self.tray.available)  # greyed out: this desktop has none
+        self.tray_action.toggled.connect(self.set_tray_enabled)
+        self.view_menu.addSeparator()
+        self.view_menu.addAction(self.tray_action)
 
     def _action(self, text: str, shortcut: Any, slot: Any) -> QAction:
         action = QAction(text, self)
@@ -185,12 +230,32 @@ class MainWindow(QMainWindow):
         self.context.spawn(self._undo())
 
     async def _undo(self) -> None:
-        ids = await self.context.call(self.context.service.undo)
-        if ids:
-            self.context.events.memories_changed.emit()
-            self.context.events.notify.emit(f"Undid the last change to {len(ids)} memories.", None)
-        else:
+        service = self.context.service
+        if not await self.context.call(service.can_undo):
             self.context.events.notify.emit("Nothing to undo.", None)
+            return
+        ids = await self.context.call(service.undo)
+        self.context.events.memories_changed.emit()
+        memories = plural(len(ids), "memory", "memories")
+        # A category's rename or addition touches no memory.
+        self.context.events.notify.emit(
+            f"Undid the last change to {memories}." if ids else "Undid the last change.", None
+        )
+
+    def redo(self) -> None:
+        self.context.spawn(self._redo())
+
+    async def _redo(self) -> None:
+        service = self.context.service
+        if not await self.context.call(service.can_redo):
+            self.context.events.notify.emit("Nothing to redo.", None)
+            return
+        ids = await self.context.call(service.redo)
+        self.context.events.memories_changed.emit()
+        memories = plural(len(ids), "memory", "memories")
+        self.context.events.notify.emit(
+            f"Redid the change to {memories}." if ids else "Redid the last undone change.", None
+        )
 
     def import_files(self) -> None:
         self.navigate("sources")
@@ -203,6 +268,28 @@ class MainWindow(QMainWindow):
         handler = getattr(self.view("sources"), "import_folder", None)
         if handler is not None:
             handler()
+
+    def import_paths(self, paths: list[Path]) -> None:
+        """Import these files and folders as File > Import does: in the Sources view, which
+        shows the progress and the outcome."""
+        self.navigate("sources")
+        self.context.events.import_requested.emit(list(paths))
+
+    def set_tray_enabled(self, enabled: bool) -> None:
+        self.context.settings.setValue(TRAY_SETTINGS_KEY, enabled)
+        self.tray.set_enabled(enabled)
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """Help > Keyboard Shortcuts: read from the window's actions as they are now."""
+        previous = getattr(self, "shortcuts_dialog", None)
+        if previous is not None:
+            previous.close()
+        dialog = ShortcutsDialog(collect_shortcuts(self), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda _result: setattr(self, "shortcuts_dialog", None))
+        self.shortcuts_dialog: ShortcutsDialog | None = dialog
+        dialog.open()
+        return dialog
 
     def cancel_jobs(self) -> None:
         for kind in CANCELLABLE_JOBS:
@@ -252,14 +339,54 @@ class MainWindow(QMainWindow):
         self.show_counts(stats)
 
     def show_counts(self, stats: Stats) -> None:
-        self.counts.setText(
-            f"{stats.items:,} memories · last import {relative_time(stats.last_memorized)}"
-        )
+        self.tray_announcer.conflicts_counted(stats.conflicts_open)
+        self.counts.show_stats(stats)
         for index, view in enumerate(self.views):
             text = view.title
             if view.key == "conflicts" and stats.conflicts_open:
                 text = f"{view.title}  ({stats.conflicts_open})"
             self.sidebar.item(index).setText(text)
+
+    # -- drag and drop ----------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        plan = plan_drop(event.mimeData())
+        if plan.accepted and event.possibleActions() & Qt.DropAction.CopyAction:
+            event.setDropAction(Qt.DropAction.CopyAction)  # never Move: the files stay
+            event.accept()
+            central = self.centralWidget()
+            assert central is not None  # set in __init__
+            self.drop_highlight.show_over(central, plan.describe())
+            return
+        event.ignore()
+        if event.source() is None:  # from another program; drags inside are the views'
+            self.context.events.notify.emit(
+                plan.refusal() or "Only files can be dropped here to import.", None
+            )
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        if self.drop_highlight.isVisible():
+            event.setDropAction(Qt.DropAction.CopyAction)
+            event.accept()
+        else:
+            event.ignore()
+
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.drop_highlight.hide()
+        super().dragLeaveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.drop_highlight.hide()
+        plan = plan_drop(event.mimeData())  # again: files may have gone meanwhile
+        if not plan.accepted:
+            event.ignore()
+            self.context.events.notify.emit(plan.refusal(), None)
+            return
+        event.setDropAction(Qt.DropAction.CopyAction)
+        event.accept()
+        self.import_paths(list(plan.paths))
+        if plan.refusal():
+            self.context.events.notify.emit(plan.refusal(), None)
 
     # -- state ------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """Maintenance nobody has to remember: the startup check of seed 001 §2 and the schedule.
 
 A few seconds after the window opens, new Claude Code sessions are imported (at most 20 a run;
-the rest wait for the next run), the conversations kept pending because their
+the rest wait for the next run) once the person has said yes to that (`auto_import.py`:
+the first start asks, nothing is imported before), the conversations kept pending because their
 extraction failed are extracted again, and every maintenance job whose interval has
 passed runs in the background. After that both are checked every hour: an API that was
 down is usually back within the hour, and an hour of quiet costs nothing. A job set to
@@ -20,6 +21,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from memory_app.background import import_in_process, retry_in_process
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import ImportReport, MaintenanceRunRecord
+from memory_app.gui.auto_import import first_start_choice
 from memory_app.gui.context import AppContext
 from memory_app.ingest import claude_projects_dir
 
@@ -49,17 +51,24 @@ class MaintenanceScheduler(QObject):
     constructor or the QSettings key "maintenance/background"). Tests call
     `check_now()`, `import_new_sessions()` and `retry_pending()` directly instead.
 
+    The startup import runs only when `auto_import` is True: given to the constructor, or
+    read by `resolve_auto_import()` from the settings and the store (at `start()`), and
+    changed whenever the person answers (`AppEvents.auto_import_changed`).
+
     Signals:
         checked(object): a schedule check ended; the list of `MaintenanceRunRecord`s it ran.
         imported(object): an import of new sessions ended (at startup, or asked for by
             the session watcher); its `ImportReport` (None if nothing was new).
         retried(object): the pending conversations were extracted again; the
             `ImportReport` (None if none was pending, or the job failed).
+        auto_import_changed(bool): automatic imports were settled or switched on or off
+            (the session watcher follows it).
     """
 
     checked = Signal(object)
     imported = Signal(object)
     retried = Signal(object)
+    auto_import_changed = Signal(bool)
     # Emitted on the job thread, received (queued) on the GUI thread.
     _import_progress = Signal(int, int, str)
 
@@ -71,6 +80,7 @@ class MaintenanceScheduler(QObject):
         claude_dir: Path | None = None,
         import_limit: int = STARTUP_IMPORT_LIMIT,
         settle_seconds: float = SETTLE_SECONDS,
+        auto_import: bool | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -82,6 +92,8 @@ class MaintenanceScheduler(QObject):
         self.import_limit = import_limit
         self.settle_seconds = settle_seconds
         self.deferred = 0  # sessions the last import left for the next one (its limit)
+        # None until settled (see resolve_auto_import): then the person's answer.
+        self.auto_import = auto_import
         self._checking = False
         self._importing = False
         self._import_again = False
@@ -91,11 +103,14 @@ class MaintenanceScheduler(QObject):
         self._import_progress.connect(
             self._show_import_progress, Qt.ConnectionType.QueuedConnection
         )
+        context.events.auto_import_changed.connect(self._answered)
 
     def start(self, delay_ms: int = STARTUP_DELAY_MS) -> bool:
         """Arm the startup check and the hourly one; False when switched off."""
         if not self.enabled:
             return False
+        if self.auto_import is None:  # settled now, so the watcher need not wait for the check
+            self.context.spawn(self.resolve_auto_import())
         QTimer.singleShot(delay_ms, self, self._startup)
         self._timer.start()
         return True
@@ -108,9 +123,32 @@ class MaintenanceScheduler(QObject):
 
     async def _startup_check(self) -> None:
         # New conversations first, so tonight's consolidation already sees them.
-        await self._import_new_sessions()
+        if await self.resolve_auto_import():
+            await self._import_new_sessions()
         await self._retry_pending()
         await self._run_due()
+
+    # -- the person's answer -------------------------------------------------------------
+
+    async def resolve_auto_import(self) -> bool:
+        """Whether new sessions are imported automatically, settled on the first start
+        of a store from the settings and whether it holds conversations."""
+        if self.auto_import is None:
+            service = self.context.service
+            known = await self.context.call(lambda: bool(service.resources(limit=1)))
+            if self.auto_import is None:  # the person may have answered meanwhile
+                self._set_auto_import(first_start_choice(self.context.settings, known))
+        return bool(self.auto_import)
+
+    def _set_auto_import(self, on: bool) -> None:
+        self.auto_import = on
+        self.auto_import_changed.emit(on)
+
+    def _answered(self, on: bool, import_now: bool) -> None:
+        """The person switched automatic imports on or off (welcome page, Settings)."""
+        self._set_auto_import(on)
+        if on and import_now and self.enabled:
+            self.import_new_sessions()
 
     def _hourly(self) -> None:
         self.context.spawn(self._hourly_check())

@@ -15,18 +15,48 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QPalette
 
 SIZE = (1280, 800)
-CONTEXT_TASK = "fix the flaky tests in the fixtures"
-# Prompts the recall hooks answer for the "What the assistant saw" tab, in the demo's shop.
-HOOK_PROJECT = "/home/dev/shop"
-HOOK_PROMPTS = ("fix the flaky tests in the fixtures", "thanks", "add retries to the importer")
+CONTEXT_TASK = "add an endpoint to cancel an order"
+DEFAULT_STORE = "~/.local/share/memory-app"  # where a user's store is, on Linux
+# A dark palette (Qt's Fusion colours) to look at the views as a dark desktop shows them.
+DARK = {
+    "Window": "#353535",
+    "WindowText": "#ffffff",
+    "Base": "#2a2a2a",
+    "AlternateBase": "#323232",
+    "ToolTipBase": "#2a2a2a",
+    "ToolTipText": "#ffffff",
+    "PlaceholderText": "#8c8c8c",
+    "Text": "#ffffff",
+    "Button": "#353535",
+    "ButtonText": "#ffffff",
+    "BrightText": "#ff5555",
+    "Light": "#505050",
+    "Midlight": "#424242",
+    "Mid": "#2f2f2f",
+    "Dark": "#232323",
+    "Shadow": "#141414",
+    "Highlight": "#2a82da",
+    "HighlightedText": "#ffffff",
+    "Link": "#5ea9f0",
+    "LinkVisited": "#b48ef0",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory_app.gui.screenshots")
     parser.add_argument("out", type=Path, help="folder for the PNG files")
-    parser.add_argument("--generated", type=int, default=3000, help="extra generated memories")
+    parser.add_argument(
+        "--generated", type=int, default=0, help="extra generated memories (scale checks only)"
+    )
+    parser.add_argument(
+        "--palette", choices=("system", "dark"), default="system", help="colours of the window"
+    )
     parser.add_argument(
         "--only",
         action="append",
@@ -35,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # One BLAS thread for the demo's sentence encoder (see memory_app/demo.py): set before
+    # anything loads numpy.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
     import qasync
     from PySide6.QtCore import QSettings
@@ -50,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
 
     prepare_application_identity()
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    if args.palette == "dark":
+        QApplication.setStyle("Fusion")
+        QApplication.setPalette(dark_palette())
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -102,9 +138,10 @@ def main(argv: list[str] | None = None) -> int:
                         view.task.setText(CONTEXT_TASK)
                         view.refresh()
                         settle(context)
+                    if view.key == "settings":
+                        show_default_store(view)
                     window.grab().save(str(args.out / f"{view.key}.png"))
-                    if isinstance(view, ContextView):
-                        ask_the_hooks(store.data_dir)
+                    if isinstance(view, ContextView):  # the demo's hook answers, judged
                         window.navigate("context", INJECTIONS)
                         settle(context)
                         window.grab().save(str(args.out / "context-injections.png"))
@@ -116,22 +153,25 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def ask_the_hooks(data_dir: Path) -> None:
-    """A session start and a few prompts through the recall hooks' own code, which log
-    their answers beside the store as they do in Claude Code."""
-    import json
-    from datetime import UTC, datetime, timedelta
+def show_default_store(view: object) -> None:
+    """The demo store lives in a temporary folder of the machine rendering the pictures:
+    the Settings picture shows the folder a user's store has by default instead."""
+    ui = getattr(view, "ui", None)
+    for name, text in (("dataDir", DEFAULT_STORE), ("database", f"{DEFAULT_STORE}/memory.db")):
+        field = getattr(ui, name, None)
+        if field is not None:
+            field.setText(text)
 
-    from memory_app.hooks import runtime
 
-    env = {"MEMORY_APP_DATA_DIR": str(data_dir), "MEMORY_APP_HOOK_WORKER": "0"}
-    now = datetime.now(UTC) + timedelta(seconds=1)
-    start = {"session_id": "demo", "cwd": HOOK_PROJECT, "source": "startup"}
-    runtime.handle("SessionStart", json.dumps(start).encode(), env, now)
-    for number, prompt in enumerate(HOOK_PROMPTS, start=1):
-        payload = {"session_id": "demo", "cwd": HOOK_PROJECT, "prompt": prompt}
-        when = now + timedelta(seconds=40 * number)
-        runtime.handle("UserPromptSubmit", json.dumps(payload).encode(), env, when)
+def dark_palette() -> QPalette:
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    for role, colour in DARK.items():
+        palette.setColor(QPalette.ColorRole[role], QColor(colour))
+    for role in ("WindowText", "Text", "ButtonText"):
+        palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole[role], QColor("#7f7f7f"))
+    return palette
 
 
 if __name__ == "__main__":

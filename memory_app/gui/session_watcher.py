@@ -13,6 +13,9 @@ been quiet for the settle window, without watching every file.
 
 A projects folder that does not exist yet is waited for through its nearest existing
 parent folder (and, should even that watch fail, by a slow re-check).
+
+Watching begins only once the person has said yes to automatic imports (the scheduler's
+`auto_import`, see `auto_import.py`), and ends when they switch them off.
 """
 
 from __future__ import annotations
@@ -81,7 +84,8 @@ class SessionWatcher(QObject):
 
     Built by the composition root next to the scheduler, whose projects folder, settle
     window and one-import-at-a-time rule it uses. `start()` begins watching (never
-    failing: a missing folder is waited for), `stop()` ends it.
+    failing: a missing folder is waited for) as soon as automatic imports are on, and
+    follows the scheduler's `auto_import_changed` from then on; `stop()` ends it.
 
     Signals:
         triggered: the settle timer fired and an import was asked for.
@@ -109,7 +113,9 @@ class SessionWatcher(QObject):
         self._recheck = QTimer(self)
         self._recheck.setInterval(recheck_ms)
         self._recheck.timeout.connect(self._recheck_root)
+        self._wanted = False  # start() was called: watch whenever automatic imports are on
         scheduler.imported.connect(self._after_import)
+        scheduler.auto_import_changed.connect(self._auto_import_changed)
 
     @property
     def settle_ms(self) -> int:
@@ -131,9 +137,13 @@ class SessionWatcher(QObject):
         return self._timer.isActive()
 
     def start(self) -> bool:
-        """Begin watching; False when background work is switched off."""
+        """Watch whenever automatic imports are on; True when watching now, False when
+        background work is switched off or the person has not said yes (yet)."""
         if not self.scheduler.enabled:
             return False
+        self._wanted = True
+        if not self.scheduler.auto_import:
+            return False  # _auto_import_changed begins once they say yes
         if self._watcher is None:
             self._watcher = QFileSystemWatcher(self)
             self._watcher.directoryChanged.connect(self._changed)
@@ -141,6 +151,16 @@ class SessionWatcher(QObject):
         return True
 
     def stop(self) -> None:
+        self._wanted = False
+        self._stop_watching()
+
+    def _auto_import_changed(self, on: bool) -> None:
+        if on and self._wanted:
+            self.start()
+        elif not on:
+            self._stop_watching()
+
+    def _stop_watching(self) -> None:
         self._timer.stop()
         self._recheck.stop()
         if self._watcher is not None:

@@ -6,11 +6,15 @@ beside the store (the capture queue's way), and the app or the capture worker mo
 lines into the store (`MemoryService.take_injection_log`), where each injected memory
 is later judged cited or ignored (seed 004's usage tracker).
 
-The prompt itself is never written here: it may hold a secret, and the redaction code
-costs a third of the hook's budget to load. A line keeps the prompt's length (the prompt
-itself is found, redacted, in the session's transcript later, by its time) and short
-hashes of its search words, enough to tell whether the next prompt stays on the same
-topic (seed 002's topic window) and nothing a reader could turn back into a random token.
+Nothing of the prompt is written here, not even a hash of its words (a word list turns
+short hashes back into words): it may hold a secret, and the redaction code costs a
+third of the hook's budget to load. A line keeps the prompt's length; the prompt itself
+is found, redacted, in the session's transcript later, by its time.
+
+The log also serves seed 002's topic window: memories given to the session in its last
+few prompts are still in the conversation, so a prompt on the same topic is not given
+them again (`in_conversation`). The store takes the lines by a cursor and leaves the file
+in place, so the window still sees them.
 
 Stdlib only: the hook imports it.
 """
@@ -19,8 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,14 +32,12 @@ from memory_app.hooks import capture, locations
 # Seed 002 §2.7: a topic window of 3-5 turns and a cache of 2-5 minutes.
 TOPIC_TURNS = 4
 TOPIC_TTL = timedelta(minutes=5)
-# "Same topic": more than this share of the new prompt's words were in the window's.
-TOPIC_OVERLAP = 0.5
 TAIL_BYTES = 32_768  # the last lines are enough for a session's topic window
 MAX_LOG_BYTES = 4_000_000  # past this (nothing took the lines), start a fresh file
 
 # What the hook did with a prompt.
 INJECTED = "injected"  # memories added to the prompt
-REUSED = "reused"  # same topic as a recent prompt: its memories are still in the conversation
+REUSED = "reused"  # all it matched was given in the topic window: still in the conversation
 NO_MATCH = "no_match"  # searched, nothing relevant enough
 SKIPPED = "skipped"  # a trivial prompt ("ok", "thanks"): not searched
 OUTCOMES = (INJECTED, REUSED, NO_MATCH, SKIPPED)
@@ -46,12 +47,6 @@ def log_path(env: Mapping[str, str]) -> str:
     return os.path.join(os.path.dirname(locations.store_path(env)), locations.INJECTION_LOG)
 
 
-def term_keys(terms: Iterable[str]) -> list[str]:
-    """Eight hex digits per search word (CRC-32: hashlib alone would cost the hook 2 ms):
-    comparable, and no way back to a random token."""
-    return sorted({f"{zlib.crc32(t.encode('utf-8', 'surrogatepass')):08x}" for t in terms})
-
-
 def entry(
     event: str,
     payload: Mapping[str, Any],
@@ -59,7 +54,7 @@ def entry(
     outcome: str,
     memories: Sequence[tuple[int, float | None]] = (),
     *,
-    keys: Sequence[str] = (),
+    already: Sequence[int] = (),
     prompt: str | None = None,
     reused_from: str | None = None,
     budget: int | None = None,
@@ -81,8 +76,8 @@ def entry(
     }
     if prompt is not None:
         line["prompt_chars"] = len(prompt)
-    if keys:
-        line["terms"] = list(keys)
+    if already:  # matched too, but given in the topic window: still in the conversation
+        line["already"] = list(already)
     if reused_from is not None:
         line["reused_from"] = reused_from
     if budget is not None:
@@ -130,31 +125,31 @@ def tail(
     return found
 
 
-def topic_window(
-    recent: Sequence[Mapping[str, Any]], session_id: str | None, keys: Sequence[str], now: datetime
-) -> Mapping[str, Any] | None:
-    """The earlier answer this prompt may reuse: within the session's last TOPIC_TURNS
-    prompts and TOPIC_TTL, memories were injected for a prompt sharing more than half of
-    this one's words, and no session start (a compaction, a resume) came between."""
-    if not session_id or not keys:
-        return None
+def in_conversation(
+    recent: Sequence[Mapping[str, Any]], session_id: str | None, now: datetime
+) -> dict[int, str]:
+    """The memories given to the session within its last TOPIC_TURNS prompts and
+    TOPIC_TTL, back to its latest start (whose standing context counts; a compaction
+    or a resume starts again), each with when it was given."""
+    given: dict[int, str] = {}
+    if not session_id:
+        return given
     turns = 0
-    wanted = set(keys)
     for line in reversed(recent):
         if line.get("session_id") != session_id:
             continue
-        if line.get("event") == "SessionStart":
-            return None
-        turns += 1
+        start = line.get("event") == "SessionStart"
+        if not start:
+            turns += 1
         if turns > TOPIC_TURNS or _age(line, now) > TOPIC_TTL:
-            return None
-        if line.get("outcome") != INJECTED:
-            continue
-        shared = wanted & set(line.get("terms") or ())
-        if len(shared) > TOPIC_OVERLAP * len(wanted):
-            return line
-        return None  # the last injection was about something else: the topic changed
-    return None
+            break
+        if line.get("outcome") == INJECTED:
+            for pair in line.get("memories") or ():
+                if pair and type(pair[0]) is int:
+                    given.setdefault(pair[0], str(line.get("at")))
+        if start:
+            break
+    return given
 
 
 def last_for(
@@ -202,16 +197,22 @@ def explain_last(env: Mapping[str, str], project: str) -> str:
     contents, verdicts = _described(env, [i for i, _ in memories], found.get("id"))
     lines = [head]
     if outcome == REUSED:
-        earlier = str(found.get("reused_from") or "")[:16].replace("T", " ")
+        earlier = _local(str(found.get("reused_from") or ""))
+        n = len(memories)
         lines.append(
-            f"Nothing new was injected: same topic as the prompt of {earlier} (topic window); "
-            f"its {len(memories)} memories are still in the conversation:"
+            f"Nothing new was injected: the {_noun(n)} it matched had been given by {earlier} "
+            f"and {'is' if n == 1 else 'are'} still in the conversation (the topic window):"
         )
     else:
         budget = found.get("budget")
         tail_text = f" (budget {budget} tokens)" if budget else ""
-        count = "1 memory was" if len(memories) == 1 else f"{len(memories)} memories were"
-        lines.append(f"{count} injected{tail_text}:")
+        lines.append(f"{_count(len(memories))} injected{tail_text}:")
+        already = found.get("already") or ()
+        if already:
+            lines.append(
+                f"({len(already)} more matched but had been given by then, within the topic "
+                "window, and are still in the conversation.)"
+            )
     for item_id, score in memories:
         shown = f"{score:.2f}" if isinstance(score, int | float) else "  - "
         text = " ".join(contents.get(item_id, "(deleted since)").split())
@@ -220,6 +221,21 @@ def explain_last(env: Mapping[str, str], project: str) -> str:
         mark = f" [{verdict}]" if verdict in ("cited", "ignored") else ""
         lines.append(f"  #{item_id}  score {shown}  {text}{mark}")
     return "\n".join(lines)
+
+
+def _count(n: int) -> str:
+    return "1 memory was" if n == 1 else f"{n} memories were"
+
+
+def _noun(n: int) -> str:
+    return "memory" if n == 1 else f"{n} memories"
+
+
+def _local(stamp: str) -> str:
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%H:%M")
+    except ValueError:
+        return "earlier"
 
 
 def _when(line: Mapping[str, Any]) -> datetime:

@@ -75,12 +75,24 @@ def save(path: Path, original: bytes | None, new: dict[str, Any]) -> Path | None
     if content is None:
         content = (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     try:
+        if _current(target) != original:  # Claude Code rewrites ~/.claude.json often
+            raise SettingsFileError(
+                f"{target} changed while it was being updated; nothing was written: "
+                "run the command again"
+            )
         if original is not None:
             write_atomic(backup, original)
         write_atomic(target, content)
     except OSError as exc:
         raise SettingsFileError(f"cannot write {exc.filename or target}: {exc.strerror}") from exc
     return backup if original is not None else None
+
+
+def _current(target: Path) -> bytes | None:
+    try:
+        return target.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def remove(path: Path, *, with_backup: bool) -> None:

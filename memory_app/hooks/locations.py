@@ -12,9 +12,10 @@ import os
 import sys
 from collections.abc import Mapping
 
-# The names memory_app.config and memory_app.logs use.
-APP_ID = "memory-app"
-LOG_APP = "memory-curator"
+# The names memory_app.config and memory_app.logs use: one folder name for the data and
+# the log (config.APP_FOLDER, logs.LOG_APP).
+APP_FOLDER = "memory-app"
+LOG_APP = APP_FOLDER
 DB_FILE = "memory.db"
 LOG_FILE = "memory-app.log"
 QUEUE_FILE = "hook-queue.jsonl"
@@ -41,12 +42,12 @@ def data_dir(env: Mapping[str, str]) -> str:
     if override:
         return os.path.expanduser(override)
     if sys.platform == "darwin":
-        return os.path.join(_home(env), "Library", "Application Support", APP_ID)
+        return os.path.join(_home(env), "Library", "Application Support", APP_FOLDER)
     if sys.platform == "win32":  # pragma: no cover - the shell's known folders
         import platformdirs
 
-        return platformdirs.user_data_dir(APP_ID, appauthor=False)
-    return os.path.join(_xdg(env, "XDG_DATA_HOME", os.path.join(".local", "share")), APP_ID)
+        return platformdirs.user_data_dir(APP_FOLDER, appauthor=False)
+    return os.path.join(_xdg(env, "XDG_DATA_HOME", os.path.join(".local", "share")), APP_FOLDER)
 
 
 def store_path(env: Mapping[str, str]) -> str:

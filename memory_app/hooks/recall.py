@@ -20,6 +20,7 @@ from memory_app.domain.scoring import (
     score,
 )
 from memory_app.store.fts_query import MEMORY_RANK, STOP_WORDS, query_terms, terms_expression
+from memory_app.store.project_match import folder_in_project
 
 OPEN = "<memory-curator>"
 CLOSE = "</memory-curator>"
@@ -33,21 +34,12 @@ CONVENTIONS = "project_conventions"
 _SAID = "COALESCE(m.valid_from, m.extracted_at)"
 
 
-def _holds(column: str) -> str:
-    """SQL: :project is the folder in `column` or inside it (a session started in a
-    subfolder of a project gets that project's memories)."""
-    return (
-        f"({column} = :project OR ({column} <> '' AND "
-        f"substr(:project, 1, length({column}) + 1) = {column} || '/'))"
-    )
-
-
 # Active, the project's or global, valid at :at, not excluded from the project's context.
 _VISIBLE = (
-    f"m.status = 'active' AND ({_holds('m.project')} OR m.scope = 'global') "
+    f"m.status = 'active' AND ({folder_in_project('m.project')} OR m.scope = 'global') "
     f"AND {_SAID} <= :at AND (m.valid_until IS NULL OR m.valid_until > :at) "
     "AND m.id NOT IN (SELECT item_id FROM context_exclusion "
-    f"WHERE project = '' OR {_holds('project')})"
+    f"WHERE project = '' OR {folder_in_project('project')})"
 )
 # Schema version 4 added usage feedback (seed 004); an older store ranks without it.
 FEEDBACK_VERSION = 4
@@ -125,7 +117,7 @@ def standing(
         "JOIN conflict_member AS cm ON cm.conflict_id = c.id "
         "JOIN memory_item AS m ON m.id = cm.item_id "
         "WHERE c.status IN ('unresolved', 'pending_user_review') AND m.status = 'active' "
-        f"AND ({_holds('m.project')} OR m.scope = 'global') "
+        f"AND ({folder_in_project('m.project')} OR m.scope = 'global') "
         "ORDER BY c.created_at, c.id, cm.position, m.id"
     )
     for conflict_id, item_id, content in conn.execute(conflict_sql, params):

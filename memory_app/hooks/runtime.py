@@ -22,6 +22,7 @@ from types import FrameType
 from typing import IO, Any
 
 from memory_app.domain.gates import prompt_skip_reason
+from memory_app.domain.private_spans import without_private
 from memory_app.hooks import capture, injections, locations, recall
 from memory_app.hooks.command import EVENTS
 from memory_app.privacy_gate import why_excluded
@@ -93,42 +94,54 @@ def handle(event: str, raw: bytes, env: Mapping[str, str], now: datetime) -> dic
 def _prompt_answer(
     payload: Mapping[str, Any], project: str, env: Mapping[str, str], now: datetime, budget: int
 ) -> dict[str, Any] | None:
-    """UserPromptSubmit: the gate, the topic window, then the search; every decision is
-    logged (hook-injections.jsonl) for `/mem why` and the usage feedback."""
+    """UserPromptSubmit: the gate, the search, then the topic window (memories given in
+    the session's last few prompts are still in the conversation: only the others are
+    added). Every decision is logged (hook-injections.jsonl) for `/mem why` and the
+    usage feedback."""
     event = "UserPromptSubmit"
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         raise HookFailure("UserPromptSubmit payload has no prompt")
-    terms = recall.search_terms(prompt)
-    if prompt_skip_reason(prompt) is not None or not terms:
-        line = injections.entry(event, payload, now, injections.SKIPPED, prompt=prompt)
-        _record(env, line)
+    if prompt.lstrip().startswith("/"):
+        return None  # a command (`/mem why`): nothing to recall for, nothing to log
+    prompt, _ = without_private(prompt)
+    if prompt_skip_reason(prompt) is not None or not recall.search_terms(prompt):
+        _record(env, injections.entry(event, payload, now, injections.SKIPPED, prompt=prompt))
         return None
-    keys = injections.term_keys(terms)
+    with _open_store(env) as conn:
+        memories = recall.relevant(conn, prompt, project, now)
     session_id = _text(payload.get("session_id"))
     recent = injections.tail(injections.log_path(env), session_id=session_id) if session_id else []
-    earlier = injections.topic_window(recent, session_id, keys, now)
-    if earlier is not None:  # its memories are still in the conversation: add nothing
+    given = injections.in_conversation(recent, session_id, now)
+    scores = {m.id: m.score for m in memories}
+    everything = recall.prompt_context(memories, budget)
+    if everything is None:
+        _record(env, injections.entry(event, payload, now, injections.NO_MATCH, prompt=prompt))
+        return None
+    found = recall.prompt_context([m for m in memories if m.id not in given], budget)
+    already = [i for i in everything.ids if i in given]
+    if found is None:  # all of it is still in the conversation
         line = injections.entry(
             event,
             payload,
             now,
             injections.REUSED,
-            [(m[0], m[1]) for m in earlier.get("memories") or ()],
-            keys=keys,
+            [(i, scores.get(i)) for i in already],
             prompt=prompt,
-            reused_from=str(earlier.get("at")),
+            reused_from=max(given[i] for i in already),
         )
         _record(env, line)
         return None
-    with _open_store(env) as conn:
-        memories = recall.relevant(conn, prompt, project, now)
-    found = recall.prompt_context(memories, budget)
-    scores = {m.id: m.score for m in memories}
-    given = [(item_id, scores.get(item_id)) for item_id in (found.ids if found else ())]
-    outcome = injections.INJECTED if found else injections.NO_MATCH
+    given_now = [(i, scores.get(i)) for i in found.ids]
     line = injections.entry(
-        event, payload, now, outcome, given, keys=keys, prompt=prompt, budget=budget
+        event,
+        payload,
+        now,
+        injections.INJECTED,
+        given_now,
+        already=already,
+        prompt=prompt,
+        budget=budget,
     )
     _record(env, line)
     return _answer(event, found)

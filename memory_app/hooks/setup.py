@@ -129,7 +129,7 @@ def run(
     found = Reports(
         settings_file.status(where["hooks"], scope),
         slash_command.status(where["command"], scope),
-        _mcp_status(where["mcp"], scope, strict=action == "uninstall" or mcp),
+        _mcp_status(where["mcp"], scope, strict=mcp),
     )
     if action == "status":
         return found
@@ -146,7 +146,8 @@ def run(
         return Reports(
             settings_file.uninstall(where["hooks"], scope),
             slash_command.uninstall(where["command"], scope),
-            mcp_config.uninstall(where["mcp"], scope),
+            # An unreadable ~/.claude.json holds no entry we could have added: left alone.
+            found.mcp if found.mcp.error else mcp_config.uninstall(where["mcp"], scope),
         )
     raise ValueError(f"unknown action {action!r}; known: install, uninstall, status")
 

@@ -48,11 +48,12 @@ def command_text(python: str | None = None) -> str:
         'them, see why they were recalled"\n'
         f'argument-hint: "{ACTIONS_HINT}"\n'
         f"allowed-tools: Bash({cli}:*)\n"
+        "disable-model-invocation: true\n"
         "---\n"
         f"{MARKER}: written by `memory-app hooks install`, removed by "
         "`memory-app hooks uninstall` -->\n"
         "\n"
-        f"!`{cli} $ARGUMENTS`\n"
+        f'!`{cli} "$ARGUMENTS"`\n'
         "\n"
         "Show the output above to the user exactly as it is, as your whole reply. Do "
         "nothing else: no tool calls, no commentary, no follow-up.\n"

@@ -45,7 +45,11 @@ class UnsupportedFormat(ValueError):
 
 
 def claude_projects_dir() -> Path:
-    """Where Claude Code keeps its sessions: `~/.claude/projects`."""
+    """Where Claude Code keeps its sessions: `$CLAUDE_CONFIG_DIR/projects` when that
+    variable is set (as Claude Code itself reads it), else `~/.claude/projects`."""
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+    if config_dir:
+        return Path(config_dir).expanduser() / "projects"
     return Path.home() / ".claude" / "projects"
 
 

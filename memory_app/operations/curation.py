@@ -1,13 +1,18 @@
-"""Curation by a person: edit, pin, forget, restore, bulk changes, undo."""
+"""Curation by a person: edit, pin, archive, forget, restore, bulk changes, categories,
+undo and redo."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+import unicodedata
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from sqlmodel import Session
 
+from memory_app.domain.categories import MEMORY_TYPES, Category
 from memory_app.domain.records import (
+    CategoryInfo,
     MemoryRecord,
 )
 from memory_app.domain.validation import ValidationError, validate_item_fields
@@ -17,6 +22,8 @@ from memory_app.operations.common import (
     new_group,
 )
 from memory_app.store import repository as repo
+
+MAX_CATEGORY_NAME = 60
 
 
 class CurationOperations(ServiceState):
@@ -53,6 +60,32 @@ class CurationOperations(ServiceState):
             if repo.get_item(session, item_id).status != "deleted":
                 raise ValidationError({"status": f"memory {item_id} is not deleted"})
         return self._set(item_id, {"status": "active"}, "restore")
+
+    def archive(self, item_id: int) -> MemoryRecord:
+        """Put an active memory away by hand: kept, out of search and context, and
+        counted no more (seed 003's archive, done by a person). Undoable."""
+        with self.db.reading() as session:
+            if repo.get_item(session, item_id).status != "active":
+                raise ValidationError({"status": f"memory {item_id} is not active"})
+        return self._set(item_id, {"status": "archived"}, "archive")
+
+    def unarchive(self, item_id: int) -> MemoryRecord:
+        """Bring an archived memory back into use. Undoable."""
+        with self.db.reading() as session:
+            if repo.get_item(session, item_id).status != "archived":
+                raise ValidationError({"status": f"memory {item_id} is not archived"})
+        return self._set(item_id, {"status": "active"}, "unarchive")
+
+    def set_archived(self, item_ids: Sequence[int], archived: bool) -> list[int]:
+        """Archive (or unarchive) many memories as one undoable step; only the active
+        (or archived) ones among them change. Returns the ids that changed."""
+        wanted, status = ("active", "archived") if archived else ("archived", "active")
+        with self.db.reading() as session:
+            rows = repo.items_by_ids(session, item_ids)
+            ids = [i for i in item_ids if i in rows and rows[i].status == wanted]
+        if not ids:
+            raise ValidationError({"status": f"none of these memories is {wanted}"})
+        return self.bulk_set(ids, "archive" if archived else "unarchive", status=status)
 
     def keep(self, item_id: int) -> MemoryRecord:
         """Release a memory held for review (a possible secret): a person looked at it."""
@@ -93,6 +126,30 @@ class CurationOperations(ServiceState):
                 return []
             return self._undo_group(session, group)
 
+    def redo(self, actor: str = "user") -> list[int]:
+        """Redo the last change `actor` undid (returns item ids; [] with nothing to
+        redo). Undos form a stack that redo walks back, newest first; any new change by
+        the actor empties it. A redo is itself undoable."""
+        with self.db.writing() as session:
+            undone = repo.last_redoable_group(session, actor=actor)
+            if undone is None:
+                return []
+            cats = repo.group_categories(session, undone)
+            touched = repo.redo_group(session, undone, actor="user")
+            cats |= {repo.get_item(session, i).category for i in touched}
+            self._refresh_summaries(session, cats)
+            return touched
+
+    def can_undo(self, actor: str = "user") -> bool:
+        """Whether `undo()` has a change to take back (it may touch no memory: a
+        category's name, say)."""
+        with self.db.reading() as session:
+            return repo.last_undoable_group(session, actor=actor) is not None
+
+    def can_redo(self, actor: str = "user") -> bool:
+        with self.db.reading() as session:
+            return repo.last_redoable_group(session, actor=actor) is not None
+
     def undo_group(self, group_id: str) -> list[int]:
         """Undo one group of changes by its id, whoever made it; returns item ids."""
         with self.db.writing() as session:
@@ -105,6 +162,99 @@ class CurationOperations(ServiceState):
         cats |= {repo.get_item(session, i).category for i in touched}
         self._refresh_summaries(session, cats)
         return touched
+
+    # -- categories (seed 000 keeps them as data) -------------------------------------
+
+    def add_category(
+        self, name: str, description: str = "", *, default_type: str = "fact"
+    ) -> CategoryInfo:
+        """A new, empty category after the others; its key is made from the name.
+        Undoable (while it is still empty)."""
+        name, description = _clean_name(name), " ".join(description.split())
+        if default_type not in MEMORY_TYPES:
+            raise ValidationError(
+                {"default_type": f"unknown type {default_type!r}; known: {', '.join(MEMORY_TYPES)}"}
+            )
+        with self.db.writing() as session:
+            known = repo.categories(session)
+            _check_name_free(name, known)
+            key = category_key(name, {c.key for c in known} | set(repo.category_redirects(session)))
+            state = {
+                "category_row": {
+                    "name": name,
+                    "description": description,
+                    "default_type": default_type,
+                    "position": max((c.position for c in known), default=-1) + 1,
+                }
+            }
+            repo.set_category(
+                session,
+                key,
+                state,
+                actor="user",
+                action="add_category",
+                group_id=new_group("add_category"),
+            )
+            self._refresh_summaries(session, {key})
+            return next(c for c in repo.category_infos(session) if c.key == key)
+
+    def rename_category(
+        self, key: str, name: str | None = None, description: str | None = None
+    ) -> CategoryInfo:
+        """Change a category's display name and/or description (its key, which memories
+        refer to, stays). Undoable."""
+        with self.db.writing() as session:
+            self._require_category(session, key)
+            state = repo.category_snapshot(session, key)
+            row = dict(state["category_row"])
+            if name is not None:
+                row["name"] = _clean_name(name)
+                _check_name_free(row["name"], [c for c in repo.categories(session) if c.key != key])
+            if description is not None:
+                row["description"] = " ".join(description.split())
+            if row != state["category_row"]:
+                repo.set_category(
+                    session,
+                    key,
+                    {**state, "category_row": row},
+                    actor="user",
+                    action="rename_category",
+                    group_id=new_group("rename_category"),
+                )
+                self._refresh_summaries(session, {key})  # the summary's title is its name
+            return next(c for c in repo.category_infos(session) if c.key == key)
+
+    def merge_category(self, source: str, target: str) -> int:
+        """Move every memory of `source` (whatever its status) into `target` and remove
+        the emptied `source`, as one undoable step; both summaries are refreshed, and an
+        extractor that still names `source` is understood as `target`. Returns how many
+        memories moved."""
+        if source == target:
+            raise ValidationError({"category": "a category cannot be merged into itself"})
+        group = new_group("merge_category")
+        with self.db.writing() as session:
+            self._require_category(session, source)
+            self._require_category(session, target)
+            rows = repo.list_items(session, category=source, statuses=(), limit=10**9)
+            for row in rows:
+                repo.change_item(
+                    session,
+                    row,
+                    {"category": target},
+                    actor="user",
+                    action="merge_category",
+                    group_id=group,
+                )
+            repo.set_category(
+                session,
+                source,
+                {"category_row": None, "merged_into": target},
+                actor="user",
+                action="merge_category",
+                group_id=group,
+            )
+            self._refresh_summaries(session, {target})
+            return len(rows)
 
     def _set(self, item_id: int, changes: dict[str, Any], action: str) -> MemoryRecord:
         with self.db.writing() as session:
@@ -128,3 +278,29 @@ class CurationOperations(ServiceState):
             raise ValidationError(
                 {"category": f"unknown category {key!r}; known: {', '.join(known)}"}
             )
+
+
+def _clean_name(name: str) -> str:
+    name = " ".join(name.split())
+    if not name:
+        raise ValidationError({"name": "a category needs a name"})
+    if len(name) > MAX_CATEGORY_NAME:
+        raise ValidationError({"name": f"at most {MAX_CATEGORY_NAME} characters"})
+    return name
+
+
+def _check_name_free(name: str, others: Iterable[Category]) -> None:
+    if any(c.name.casefold() == name.casefold() for c in others):
+        raise ValidationError({"name": f"there is already a category called {name!r}"})
+
+
+def category_key(name: str, taken: Collection[str]) -> str:
+    """A stable key for a new category: its name in lower-case words joined by "_"
+    ("Testing notes" → "testing_notes"), numbered when taken (merged-away keys count
+    as taken, so old extractions are not mistaken for the new category)."""
+    words = re.findall(r"[0-9a-z]+", unicodedata.normalize("NFKD", name).lower())
+    base = "_".join(words)[:40].strip("_") or "category"
+    key, number = base, 2
+    while key in taken:
+        key, number = f"{base}_{number}", number + 1
+    return key

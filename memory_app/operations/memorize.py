@@ -215,10 +215,27 @@ class MemorizeOperations(ServiceState):
             )
         with self.db.reading() as session:
             known = repo.categories(session)
-            earlier = repo.growing_resource(session, clean, text)
+            earlier = repo.growing_resource(session, clean, text, spans)
+            longer = repo.longer_resource(session, clean, text)
+        if longer is not None:
+            return MemorizeResult(
+                "skipped",
+                source,
+                reason=f"already imported, with more of it, as conversation #{longer.id}",
+                resource_id=longer.id,
+            )
         if earlier is not None and earlier.id is not None:
-            return self._grow(
-                earlier.id, clean, (text, spans, digest), len(findings), update_summaries, batch
+            grown = self._grow(
+                (earlier.id, earlier.content_hash),
+                clean,
+                (text, spans, digest),
+                len(findings),
+                update_summaries,
+                batch,
+            )
+            # None: another import changed it meanwhile; look again, as an import of it.
+            return grown or self._memorize(
+                transcript, update_summaries=update_summaries, batch=batch
             )
         extracted, failure, spent = self._run_extractor(clean, known)
         with self.db.writing() as session:
@@ -448,17 +465,22 @@ class MemorizeOperations(ServiceState):
 
     def _grow(
         self,
-        resource_id: int,
+        stored: tuple[int, str],
         clean: Transcript,
         rendered: tuple[str, list[TurnSpan], str],
         redactions: int,
         update_summaries: bool,
         batch: str | None,
-    ) -> MemorizeResult:
+    ) -> MemorizeResult | None:
         """The same session stored earlier, shorter (captured at PreCompact, now whole
         at SessionEnd or found by the startup check): one conversation, grown, and only
-        the turns it gained are read by the extractor. `rendered`: its text, turn spans
-        and content hash."""
+        the turns it gained are read by the extractor. `stored`: the conversation's id
+        and content hash as found; `rendered`: the new text, turn spans and hash.
+
+        None when another import changed the conversation meanwhile (the caller looks
+        again). When the extractor fails, nothing grows: the conversation keeps its
+        earlier text, memorized, and the next import of the file tries again."""
+        resource_id, seen_hash = stored
         text, spans, digest = rendered
         source = _source_name(clean)
         with self.db.reading() as session:
@@ -471,14 +493,15 @@ class MemorizeOperations(ServiceState):
             extracted, failure, spent = [], None, []
         with self.db.writing() as session:
             resource = session.get(ResourceRow, resource_id)
-            if resource is None:  # deleted meanwhile
-                raise NotFoundError("conversation", resource_id)
-            repo.grow_resource(session, resource, clean, text, spans, digest, redactions=redactions)
             self._record_usage(session, spent, resource_id, source, batch)
+            if resource is None or resource.content_hash != seen_hash:
+                return None  # deleted or grown by another import meanwhile
             if failure is not None:
-                return self._keep_pending(
-                    session, resource, failure, source, spent, redactions=redactions
+                reason = f"its new turns could not be read ({failure}); the next import retries"
+                return MemorizeResult(
+                    "error", source, reason=reason, resource_id=resource_id, **usage_fields(spent)
                 )
+            repo.grow_resource(session, resource, clean, text, spans, digest, redactions=redactions)
             learnt = self._learn(session, extracted, clean, resource, known, "memorize")
             deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
         learnt.conflicts = self._detect_quietly(learnt.added)
@@ -565,6 +588,11 @@ class MemorizeOperations(ServiceState):
         """Store what was extracted: new items added, duplicates reinforced."""
         group = new_group(kind)
         by_key = {c.key: c for c in known}
+        # A category a person merged away: what the extractor files there goes where
+        # its memories went.
+        for old, new in repo.category_redirects(session).items():
+            if old not in by_key and new in by_key:
+                by_key[old] = by_key[new]
         learnt = Learnt()
         for item in extracted:
             outcome, item_id, category = self._store_extracted(

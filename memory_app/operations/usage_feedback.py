@@ -9,11 +9,13 @@ Nothing here may fail an import: a problem is logged and the lines wait for next
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 import os
 import threading
-import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from memory_app.domain import citation
@@ -23,49 +25,73 @@ from memory_app.hooks.locations import INJECTION_LOG
 from memory_app.operations.common import ServiceState
 from memory_app.store import injections as store
 from memory_app.store import repository as repo
+from memory_app.store.errors import StoreError
 from memory_app.store.tables import ResourceRow
 
 log = logging.getLogger(__name__)
 
-TAKEN_PREFIX = "hook-injections.taken-"
+CURSOR = "hook-injections.cursor"  # how far the store has read the log
+LOCK = "hook-injections.lock"
 MAX_PROMPT_CHARS = 500
-# The GUI's poll and an import's own take may run in two threads of one process.
+# The GUI's poll and an import's own take may run in two threads of one process; the
+# lock file keeps two processes (the app and a capture worker) apart.
 _TAKING = threading.Lock()
 
 
 class UsageFeedbackOperations(ServiceState):
     def take_injection_log(self) -> int:
-        """Move the hooks' log lines into the store; returns how many injections were
-        added. Each taker renames the log to a file of its own first, so the hooks keep
-        appending to a fresh one and two takers never read the same lines twice."""
+        """Copy the hooks' new log lines into the store; returns how many injections were
+        added. The log stays where it is (the hook's topic window reads its tail): a
+        cursor beside it says how far the store has read, and a log the hook rotated
+        (`.1`) is read to its end and removed."""
         folder = self._data_folder()
         if folder is None:
             return 0
-        with _TAKING:
+        with _TAKING, _locked(folder / LOCK):
             return self._take(folder)
 
     def _take(self, folder: Path) -> int:
-        for name in (INJECTION_LOG + ".1", INJECTION_LOG):
-            try:  # a name no other taker uses, in this process or another
-                os.replace(folder / name, folder / f"{TAKEN_PREFIX}{uuid.uuid4().hex}-{name}")
-            except FileNotFoundError:
-                continue
+        cursor = _read_cursor(folder / CURSOR)
         added = 0
-        for taken in sorted(folder.glob(f"{TAKEN_PREFIX}*")):
-            try:
-                lines = taken.read_bytes().splitlines()
-            except FileNotFoundError:  # another process took it meanwhile
-                continue
-            parsed = []
-            for raw in lines:
-                try:
-                    parsed.append(store.parse_line(json.loads(raw)))
-                except (ValueError, TypeError, AttributeError):
-                    log.warning("injection log: an unreadable line was skipped")
-            with self.db.writing() as session:
-                added += store.add_lines(session, parsed)
-            taken.unlink(missing_ok=True)
+        rotated = folder / (INJECTION_LOG + ".1")
+        if rotated.exists():
+            data, _ = _unread(rotated, cursor)
+            added += self._store_lines(data)
+            rotated.unlink(missing_ok=True)
+        current = folder / INJECTION_LOG
+        if current.exists():
+            data, mark = _unread(current, cursor)
+            added += self._store_lines(data)
+            _write_cursor(folder / CURSOR, mark)
         return added
+
+    def _store_lines(self, data: bytes) -> int:
+        """Store the lines; one that cannot be read or stored is skipped with a warning,
+        never left to block the lines after it."""
+        parsed = []
+        for raw in data.splitlines():
+            try:
+                parsed.append(store.parse_line(json.loads(raw)))
+            except (ValueError, TypeError, AttributeError):
+                log.warning("injection log: an unreadable line was skipped")
+        if not parsed:
+            return 0
+        try:
+            with self.db.writing() as session:
+                return store.add_lines(session, parsed)
+        except StoreError:
+            raise
+        except Exception:  # one bad line: store the others one by one
+            added = 0
+            for one in parsed:
+                try:
+                    with self.db.writing() as session:
+                        added += store.add_lines(session, [one])
+                except StoreError:
+                    raise
+                except Exception:
+                    log.warning("injection log: a line the store refused was skipped")
+            return added
 
     def judge_injections(self, resource_id: int) -> int:
         """Judge the injections of a stored conversation's session against what the
@@ -110,3 +136,47 @@ class UsageFeedbackOperations(ServiceState):
 
     def _data_folder(self) -> Path | None:
         return self.db.path.parent if self.db.path is not None else None
+
+
+Mark = tuple[int, int]  # (the log file's inode, the bytes of it the store has read)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _read_cursor(path: Path) -> Mark | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+        return int(value["inode"]), int(value["offset"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _write_cursor(path: Path, mark: Mark) -> None:
+    temporary = path.with_suffix(".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as stream:
+        json.dump({"inode": mark[0], "offset": mark[1]}, stream)
+    os.replace(temporary, path)
+
+
+def _unread(path: Path, cursor: Mark | None) -> tuple[bytes, Mark]:
+    """The whole lines of `path` after the cursor (all of them when the cursor is about
+    another file, or past this one's end), and the cursor after them."""
+    with open(path, "rb") as stream:
+        inode = os.fstat(stream.fileno()).st_ino
+        size = os.fstat(stream.fileno()).st_size
+        start = cursor[1] if cursor is not None and cursor[0] == inode else 0
+        if start > size:
+            start = 0
+        stream.seek(start)
+        data = stream.read()
+    whole = data[: data.rfind(b"\n") + 1]  # a line still being written waits
+    return whole, (inode, start + len(whole))

@@ -7,6 +7,7 @@ transcript is in, which of them the answer cited or ignored.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,7 @@ from memory_app.store.tables import InjectionMemoryRow, InjectionRow, MemoryItem
 EVENTS = ("UserPromptSubmit", "SessionStart")
 OUTCOMES = ("injected", "reused", "no_match", "skipped")
 MAX_MEMORIES = 100
+MAX_ID = 2**63  # SQLite's integers
 
 
 class BadLine(ValueError):
@@ -46,7 +48,11 @@ def parse_line(line: Mapping[str, Any]) -> Parsed:
     for pair in line.get("memories") or ():
         if not isinstance(pair, list) or not pair or type(pair[0]) is not int:
             raise BadLine("a memory is not [id, score]")
+        if not 0 < pair[0] < MAX_ID:
+            raise BadLine(f"a memory id out of range: {pair[0]}")
         score = pair[1] if len(pair) > 1 and isinstance(pair[1], int | float) else None
+        if score is not None and not math.isfinite(score):
+            score = None
         memories.append((pair[0], None if score is None else float(score)))
     row = InjectionRow(
         at=at,
@@ -55,7 +61,7 @@ def parse_line(line: Mapping[str, Any]) -> Parsed:
         project=_text(line.get("cwd")),
         outcome=str(outcome),
         transcript_path=_text(line.get("transcript_path")),
-        budget=line.get("budget") if type(line.get("budget")) is int else None,
+        budget=_budget(line.get("budget")),
         reused_from=_time(line.get("reused_from")),
     )
     return Parsed(row, memories[:MAX_MEMORIES])
@@ -190,6 +196,10 @@ def _count(session: Session, ids: Sequence[int], column: str) -> None:
     session.execute(
         update(table).where(table.c.id.in_(list(ids))).values({column: table.c[column] + 1})
     )
+
+
+def _budget(value: object) -> int | None:
+    return value if type(value) is int and 0 < value < MAX_ID else None
 
 
 def _text(value: object) -> str | None:

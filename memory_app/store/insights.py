@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, text
+from sqlalchemy import bindparam, func, text
 from sqlmodel import Session, col, select
 
 from memory_app.domain.records import (
+    COUNTED_STATUSES,
     ActivityEntry,
     ConflictRecord,
     MaintenanceRunRecord,
@@ -31,12 +32,26 @@ _ACTION_WORDS = {
     "pin": "Pinned",
     "unpin": "Unpinned",
     "undo": "Undid a change to",
+    "redo": "Redid a change to",
     "resolve_conflict": "Resolved a conflict over",
+    "archive": "Archived",
+    "unarchive": "Unarchived",
+    "keep": "Kept",
+    "recategorize": "Moved",
+    "merge_category": "Moved",
+}
+_CATEGORY_WORDS = {
+    "add_category": "Added category",
+    "rename_category": "Changed category",
+    "merge_category": "Merged category",
+    "undo": "Undid a change to category",
+    "redo": "Redid a change to category",
 }
 
 
 def weekly_added(session: Session, now: datetime, weeks: int = 12) -> list[tuple[datetime, int]]:
-    """Memories extracted per week (weeks start on Monday), oldest first, zeros included."""
+    """The memories counted today (COUNTED_STATUSES) by the week they were extracted
+    (weeks start on Monday), oldest first, zeros included."""
     this_monday = (now - timedelta(days=now.weekday())).replace(
         hour=0, minute=0, second=0, microsecond=0
     )
@@ -44,9 +59,9 @@ def weekly_added(session: Session, now: datetime, weeks: int = 12) -> list[tuple
     rows = session.connection().execute(
         text(
             "SELECT substr(extracted_at, 1, 10) AS day, count(*) FROM memory_item "
-            "WHERE extracted_at >= :first AND status != 'deleted' GROUP BY day"
-        ),
-        {"first": to_db_time(first)},
+            "WHERE extracted_at >= :first AND status IN :counted GROUP BY day"
+        ).bindparams(bindparam("counted", expanding=True)),
+        {"first": to_db_time(first), "counted": list(COUNTED_STATUSES)},
     )
     counts = [0] * weeks
     for day, count in rows:
@@ -58,12 +73,14 @@ def weekly_added(session: Session, now: datetime, weeks: int = 12) -> list[tuple
 
 
 def confidence_histogram(session: Session) -> tuple[int, ...]:
-    """Active memories in ten confidence bins: [0.0, 0.1) … [0.9, 1.0]."""
+    """The counted memories (COUNTED_STATUSES) in ten confidence bins: [0.0, 0.1) …
+    [0.9, 1.0]."""
     rows = session.connection().execute(
         text(
             "SELECT min(CAST(confidence * 10 AS INTEGER), 9) AS bin, count(*) FROM memory_item "
-            "WHERE status = 'active' GROUP BY bin"
-        )
+            "WHERE status IN :counted GROUP BY bin"
+        ).bindparams(bindparam("counted", expanding=True)),
+        {"counted": list(COUNTED_STATUSES)},
     )
     bins = [0] * 10
     for index, count in rows:
@@ -88,10 +105,19 @@ def recent_activity(session: Session, limit: int = 12) -> list[ActivityEntry]:
         .limit(limit)
     ):
         if event.item_id is None and event.conflict_id is not None:
-            done = "Reopened" if event.action == "undo" else "Resolved"
+            done = {"undo": "Reopened", "redo": "Resolved again"}.get(event.action, "Resolved")
             entries.append(
                 ActivityEntry(event.at, "change", f"{done} conflict #{event.conflict_id}")
             )
+            continue
+        if event.item_id is None:
+            snap = event.after or event.before or {}
+            if "category_row" not in snap:
+                continue  # a digest's undo: its category's summary shows it
+            values = snap.get("category_row") or (event.before or {}).get("category_row") or {}
+            label = values.get("name") or snap.get("key")
+            words = _CATEGORY_WORDS.get(event.action, "Changed category")
+            entries.append(ActivityEntry(event.at, "change", f"{words} “{label}”"))
             continue
         word = _ACTION_WORDS.get(event.action, event.action.capitalize())
         entries.append(

@@ -20,16 +20,19 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.orm import Mapped
-from sqlalchemy.sql.expression import UnaryExpression
+from sqlalchemy.sql.expression import TextClause, UnaryExpression
 from sqlmodel import Session, col
 
 from memory_app.domain.records import SORT_KEYS, ItemQuery, MemoryRecord
-from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS, match_expression
+from memory_app.store.errors import EmptyQueryError
+from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS
 from memory_app.store.repository import records_by_ids
+from memory_app.store.search_match import CompiledSearch, compile_search
 from memory_app.store.tables import MemoryItemRow
 
 _ITEM = MemoryItemRow
 _FTS = table("memory_fts", column("rowid"))
+_ITEM_TABLE = "memory_item"
 
 
 def _conditions(query: ItemQuery) -> list[ColumnElement[bool]]:
@@ -53,25 +56,43 @@ def _conditions(query: ItemQuery) -> list[ColumnElement[bool]]:
     return where
 
 
-def _matching(query: ItemQuery) -> tuple[Select[Any], bool]:
+def _search(session: Session, query: ItemQuery) -> CompiledSearch | None:
+    """The search text compiled (search_syntax.py), None when it asks for nothing: a
+    filter still without its value shows what the other filters select."""
+    if not query.text.strip():
+        return None
+    try:
+        return compile_search(session.connection(), query.text, columns=TABLE_COLUMNS)
+    except EmptyQueryError:
+        return None
+
+
+def _search_conditions(search: CompiledSearch) -> list[TextClause]:
+    return [text(sql).bindparams(**params) for sql, params in search.conditions(_ITEM_TABLE)]
+
+
+def _hits(search: CompiledSearch) -> Select[Any]:
+    return (
+        select(_FTS.c.rowid.label("id"), literal_column(MEMORY_RANK).label("rank"))
+        .select_from(_FTS)
+        .where(text("memory_fts MATCH :fts").bindparams(fts=search.match))
+    )
+
+
+def _matching(session: Session, query: ItemQuery) -> tuple[Select[Any], bool]:
     """Ids (and relevance) of the items the query selects, unordered.
 
     With search text the full-text index drives: its matches are found first and then
     joined to their items (`id IN (…)` walks the primary key). Letting SQLite start from
-    the item table instead probed the index once per item: seconds at 100k items.
+    the item table instead probed the index once per item: seconds at 100k items. Text of
+    only exclusions and filters has nothing to rank by: it only adds conditions.
     """
-    where = _conditions(query)
-    if query.text.strip():
-        hits = (
-            select(_FTS.c.rowid.label("id"), literal_column(MEMORY_RANK).label("rank"))
-            .select_from(_FTS)
-            .where(
-                text("memory_fts MATCH :fts").bindparams(
-                    fts=match_expression(query.text, columns=TABLE_COLUMNS)
-                )
-            )
-            .subquery("hits")
-        )
+    where: list[ColumnElement[bool] | TextClause] = [*_conditions(query)]
+    search = _search(session, query)
+    if search is not None:
+        where += _search_conditions(search)
+    if search is not None and search.match is not None:
+        hits = _hits(search).subquery("hits")
         # A LEFT JOIN keeps SQLite from reordering: the hits stay the outer loop. The
         # filters on the item then drop the (never expected) unmatched rows anyway.
         stmt = (
@@ -84,16 +105,15 @@ def _matching(query: ItemQuery) -> tuple[Select[Any], bool]:
 
 
 def count_items(session: Session, query: ItemQuery) -> int:
-    where = _conditions(query)
-    if query.text.strip():
+    where: list[ColumnElement[bool] | TextClause] = [*_conditions(query)]
+    search = _search(session, query)
+    if search is not None:
+        where += _search_conditions(search)
+    if search is not None and search.match is not None:
         matches = (
             select(_FTS.c.rowid)
             .select_from(_FTS)
-            .where(
-                text("memory_fts MATCH :fts").bindparams(
-                    fts=match_expression(query.text, columns=TABLE_COLUMNS)
-                )
-            )
+            .where(text("memory_fts MATCH :fts").bindparams(fts=search.match))
         )
         where.append(col(_ITEM.id).in_(matches))  # walks the primary key per match
     total = session.connection().execute(
@@ -106,7 +126,7 @@ def query_items(session: Session, query: ItemQuery) -> list[MemoryRecord]:
     """One page of records in the order the query asks for."""
     if query.sort_key is not None and query.sort_key not in SORT_KEYS:
         raise ValueError(f"cannot sort by {query.sort_key!r}; use one of {', '.join(SORT_KEYS)}")
-    stmt, searching = _matching(query)
+    stmt, searching = _matching(session, query)
     order: list[UnaryExpression[Any]]
     if query.sort_key is None and searching:
         order = [literal_column("rank").asc()]

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from memory_app.domain.categories import Category
 from memory_app.domain.records import (
+    COUNTED_STATUSES,
     AuditRecord,
     CategoryInfo,
     MemoryRecord,
@@ -25,6 +26,7 @@ from memory_app.domain.records import (
 from memory_app.domain.rendering import TurnSpan, turn_text
 from memory_app.domain.similarity import NEAR_DUPLICATE, content_key, similarity
 from memory_app.domain.transcripts import Transcript, Turn
+from memory_app.domain.validation import ValidationError
 from memory_app.store.dialects import Dialect
 from memory_app.store.errors import EmptyQueryError, NotFoundError
 from memory_app.store.tables import (
@@ -91,7 +93,7 @@ def category_infos(session: Session) -> list[CategoryInfo]:
     counts = dict(
         session.exec(
             select(MemoryItemRow.category, func.count())
-            .where(MemoryItemRow.status == "active")
+            .where(col(MemoryItemRow.status).in_(COUNTED_STATUSES))
             .group_by(col(MemoryItemRow.category))
         ).all()
     )
@@ -101,6 +103,179 @@ def category_infos(session: Session) -> list[CategoryInfo]:
     ]
 
 
+def category_row(session: Session, key: str) -> CategoryRow | None:
+    return session.get(CategoryRow, key)
+
+
+def category_snapshot(session: Session, key: str) -> dict[str, Any]:
+    """A category's state as its audit events record it: its row (None once merged
+    away), where it was merged into, the conflicts filed under it and its digest."""
+    row = session.get(CategoryRow, key)
+    if row is None:
+        return {"key": key, "category_row": None, "merged_into": _merged_into(session, key)}
+    conflicts = session.exec(select(ConflictRow.id).where(ConflictRow.category == key)).all()
+    summary_row = session.get(CategorySummaryRow, key)
+    return {
+        "key": key,
+        "category_row": {
+            "name": row.name,
+            "description": row.description,
+            "default_type": row.default_type,
+            "position": row.position,
+        },
+        "merged_into": None,
+        "conflicts": sorted(c for c in conflicts if c is not None),
+        "digest": summary_row.digest if summary_row is not None else "",
+    }
+
+
+def _category_events(session: Session) -> list[AuditEventRow]:
+    """Every audit event that changed a category row, oldest first (a handful)."""
+    rows = session.exec(
+        select(AuditEventRow)
+        .where(col(AuditEventRow.item_id).is_(None), col(AuditEventRow.conflict_id).is_(None))
+        .order_by(col(AuditEventRow.id))
+    ).all()
+    return [r for r in rows if _event_kind(r) == "category"]
+
+
+def _merged_into(session: Session, key: str) -> str | None:
+    last = None
+    for event in _category_events(session):
+        if event.after is not None and event.after.get("key") == key:
+            last = event.after.get("merged_into")
+    return last if isinstance(last, str) else None
+
+
+def category_redirects(session: Session) -> dict[str, str]:
+    """Categories merged away → the existing category their memories went to (chains
+    followed), so an extractor that still names an old category is understood."""
+    last: dict[str, Any] = {}
+    for event in _category_events(session):
+        if event.after is not None and isinstance(event.after.get("key"), str):
+            last[event.after["key"]] = event.after
+    existing = {c.key for c in categories(session)}
+    out: dict[str, str] = {}
+    for key, state in last.items():
+        if key in existing or state.get("category_row") is not None:
+            continue
+        target, seen = state.get("merged_into"), {key}
+        while isinstance(target, str) and target not in existing and target not in seen:
+            seen.add(target)
+            target = (last.get(target) or {}).get("merged_into")
+        if isinstance(target, str) and target in existing:
+            out[key] = target
+    return out
+
+
+def set_category(
+    session: Session,
+    key: str,
+    state: dict[str, Any],
+    *,
+    actor: str,
+    action: str,
+    group_id: str | None,
+    note: str | None = None,
+) -> None:
+    """Bring a category to `state` (a `category_snapshot`) with an audit event undo and
+    redo can reverse: create or update its row, or remove it, moving the conflicts filed
+    under it into `state["merged_into"]`. Removing a category that still has memories
+    is refused: they must be moved first (a merge does)."""
+    before = category_snapshot(session, key)
+    values = state.get("category_row")
+    row = session.get(CategoryRow, key)
+    into = state.get("merged_into")
+    if values is not None:
+        if row is None:
+            row = CategoryRow(key=key, name=str(values["name"]))
+        row.name = str(values["name"])
+        row.description = str(values.get("description", ""))
+        row.default_type = str(values.get("default_type", "fact"))
+        row.position = int(values.get("position", 0))
+        session.add(row)
+        session.flush()
+        for conflict_id in state.get("conflicts", ()):
+            conflict = session.get(ConflictRow, conflict_id)
+            if conflict is not None:
+                conflict.category = key
+                session.add(conflict)
+        digest = str(state.get("digest", ""))
+        summary_row = session.get(CategorySummaryRow, key)
+        if digest and summary_row is None:
+            session.add(CategorySummaryRow(category=key, markdown="", digest=digest))
+        elif summary_row is not None and digest != summary_row.digest:
+            summary_row.digest = digest
+            session.add(summary_row)
+    elif row is not None:
+        left = session.exec(
+            select(func.count()).select_from(MemoryItemRow).where(MemoryItemRow.category == key)
+        ).one()
+        if left:
+            raise ValidationError(
+                {"category": f"{row.name} still has {left} memories: merge it instead"}
+            )
+        conflicts = session.exec(select(ConflictRow).where(ConflictRow.category == key)).all()
+        if conflicts and (not isinstance(into, str) or session.get(CategoryRow, into) is None):
+            raise ValidationError({"category": f"{row.name} has conflicts filed under it"})
+        for conflict in conflicts:
+            conflict.category = str(into)
+            session.add(conflict)
+        summary_row = session.get(CategorySummaryRow, key)
+        if summary_row is not None:
+            session.delete(summary_row)
+        session.flush()
+        session.delete(row)
+    session.flush()
+    after = category_snapshot(session, key)
+    if after["category_row"] is None:
+        after["merged_into"] = into if isinstance(into, str) else None
+    audit(
+        session,
+        actor=actor,
+        action=action,
+        item_id=None,
+        group_id=group_id,
+        before=before,
+        after=after,
+        note=note,
+    )
+
+
+def _set_category_from(
+    session: Session,
+    event: AuditEventRow,
+    state: dict[str, Any] | None,
+    actor: str,
+    action: str,
+    group_id: str,
+    note: str,
+) -> None:
+    """Undo or redo one category event: bring the category back to `state`.
+
+    Undoing the addition of a category that memories were filed under since (by an
+    extractor) keeps it, as undo keeps any later change: the event still records the
+    step as undone, so the undo stack moves on past it."""
+    snap = event.before or event.after or {}
+    key = snap.get("key")
+    if not isinstance(key, str) or state is None:
+        return
+    try:
+        set_category(session, key, state, actor=actor, action=action, group_id=group_id, note=note)
+    except ValidationError:
+        current = category_snapshot(session, key)
+        audit(
+            session,
+            actor=actor,
+            action=action,
+            item_id=None,
+            group_id=group_id,
+            before=current,
+            after=current,
+            note=note,
+        )
+
+
 # -- resources ----------------------------------------------------------------------------
 
 
@@ -108,23 +283,46 @@ def resource_by_hash(session: Session, digest: str) -> ResourceRow | None:
     return session.exec(select(ResourceRow).where(ResourceRow.content_hash == digest)).first()
 
 
-def growing_resource(session: Session, transcript: Transcript, text: str) -> ResourceRow | None:
-    """The stored conversation this one continues: the same session of the same source,
-    memorized, whose text this text extends turn by turn (a transcript captured at
-    PreCompact and again, grown, at SessionEnd)."""
+def _same_session(session: Session, transcript: Transcript) -> Sequence[ResourceRow]:
     if not transcript.session_id:
-        return None
-    rows = session.exec(
+        return []
+    return session.exec(
         select(ResourceRow)
         .where(
             ResourceRow.session_id == transcript.session_id,
             ResourceRow.source_kind == transcript.source_kind,
-            ResourceRow.status == "memorized",
         )
         .order_by(col(ResourceRow.id).desc())
     ).all()
-    for row in rows:
-        if len(row.text) < len(text) and text.startswith(row.text + "\n\n"):
+
+
+def growing_resource(
+    session: Session, transcript: Transcript, text: str, spans: Sequence[TurnSpan]
+) -> ResourceRow | None:
+    """The stored conversation this one continues: the same session of the same source,
+    memorized, whose every turn this one has unchanged, followed by new turns (a
+    transcript captured at PreCompact and again, grown, at SessionEnd). A turn that
+    itself grew (a message continued on a later line) is not a continuation."""
+    for row in _same_session(session, transcript):
+        if row.status != "memorized" or not text.startswith(row.text + "\n\n"):
+            continue
+        stored = {
+            t.position: (t.start, t.end)
+            for t in session.exec(select(TurnRow).where(TurnRow.resource_id == row.id)).all()
+        }
+        new = {s.position: (s.start, s.end) for s in spans}
+        if all(new.get(p) == place for p, place in stored.items()) and any(
+            s.start == len(row.text) + 2 for s in spans
+        ):
+            return row
+    return None
+
+
+def longer_resource(session: Session, transcript: Transcript, text: str) -> ResourceRow | None:
+    """A stored copy of the same session that already holds all of this text (an older
+    capture imported after a newer one)."""
+    for row in _same_session(session, transcript):
+        if len(row.text) > len(text) and row.text.startswith(text + "\n\n"):
             return row
     return None
 
@@ -547,10 +745,14 @@ def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
     touched: list[int] = []
     undo_id = f"undo:{group_id}"
     for event in events:
-        if event.conflict_id is not None and event.item_id is None:
+        kind = _event_kind(event)
+        if kind == "category":
+            _set_category_from(session, event, event.before, actor, "undo", undo_id, group_id)
+            continue
+        if kind == "conflict":
             _undo_conflict_event(session, event, actor=actor, undo_id=undo_id, note=group_id)
             continue
-        if event.action == "compress" and event.before is not None:
+        if kind == "digest":
             _undo_digest(session, event, actor=actor, undo_id=undo_id, note=group_id)
             continue
         if event.item_id is None:
@@ -565,6 +767,98 @@ def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
         )
         touched.append(event.item_id)
     return touched
+
+
+def _event_kind(event: AuditEventRow) -> str | None:
+    """What an audit event changed: "item", "conflict", "category", "digest", or None
+    for events undo and redo pass over (a summary's evolution notes)."""
+    if event.item_id is not None:
+        return "item"
+    if event.conflict_id is not None:
+        return "conflict"
+    snap = event.before or event.after or {}
+    if "category_row" in snap:
+        return "category"
+    if event.before is not None and "digest" in event.before and "category" in event.before:
+        return "digest"
+    return None
+
+
+def redo_group(session: Session, undo_id: str, *, actor: str) -> list[int]:
+    """Apply again what the undo `undo_id` took back: each of its events is reversed
+    with the same three-way merge undo uses, so nothing changed since is lost. The redo
+    is a group of its own ("redo:…"), which undo can take back like any change; returns
+    the item ids it touched."""
+    events = session.exec(
+        select(AuditEventRow)
+        .where(AuditEventRow.group_id == undo_id, AuditEventRow.action == "undo")
+        .order_by(col(AuditEventRow.id).desc())
+    ).all()
+    redo_id = "redo:" + undo_id.removeprefix("undo:")
+    touched: list[int] = []
+    for event in events:
+        kind = _event_kind(event)
+        if kind == "category":
+            _set_category_from(session, event, event.before, actor, "redo", redo_id, undo_id)
+        elif kind == "conflict":
+            conflict = session.get(ConflictRow, event.conflict_id)
+            if conflict is not None and event.before is not None:
+                change_conflict(
+                    session,
+                    conflict,
+                    _conflict_values(event.before),
+                    actor=actor,
+                    action="redo",
+                    group_id=redo_id,
+                    note=undo_id,
+                )
+        elif kind == "digest" and event.before is not None:
+            category = event.before.get("category")
+            if isinstance(category, str) and session.get(CategorySummaryRow, category) is not None:
+                change_digest(
+                    session,
+                    category,
+                    str(event.before.get("digest", "")),
+                    actor=actor,
+                    action="redo",
+                    group_id=redo_id,
+                    note=undo_id,
+                )
+        elif kind == "item" and event.item_id is not None and event.before is not None:
+            row = get_item(session, event.item_id)
+            restored = reverted(event.before, event.after or {}, snapshot(row))
+            change_item(
+                session, row, restored, actor=actor, action="redo", group_id=redo_id, note=undo_id
+            )
+            touched.append(event.item_id)
+    return touched
+
+
+def last_redoable_group(session: Session, actor: str = "user") -> str | None:
+    """The newest undo by `actor` that can be redone: not redone yet, and made after
+    the actor's last new change (a new change empties the redo stack, as in any
+    editor). Undo and redo themselves are not new changes."""
+    barrier = session.exec(
+        select(func.max(AuditEventRow.id)).where(
+            AuditEventRow.actor == actor,
+            col(AuditEventRow.action).not_in(("undo", "redo")),
+            col(AuditEventRow.group_id).is_not(None),
+        )
+    ).one()
+    redone = select(AuditEventRow.note).where(
+        AuditEventRow.action == "redo", col(AuditEventRow.note).is_not(None)
+    )
+    return session.exec(
+        select(AuditEventRow.group_id)
+        .where(
+            AuditEventRow.actor == actor,
+            AuditEventRow.action == "undo",
+            col(AuditEventRow.id) > (barrier or 0),
+            col(AuditEventRow.group_id).is_not(None),
+            col(AuditEventRow.group_id).not_in(redone),
+        )
+        .order_by(col(AuditEventRow.id).desc())
+    ).first()
 
 
 def group_categories(session: Session, group_id: str) -> set[str]:
@@ -673,11 +967,15 @@ def _undo_conflict_event(
     row = session.get(ConflictRow, event.conflict_id)
     if row is None or event.before is None:
         return
-    restored = {
-        k: (datetime.fromisoformat(v) if k == "resolved_at" and isinstance(v, str) else v)
-        for k, v in event.before.items()
-    }
+    restored = _conflict_values(event.before)
     change_conflict(session, row, restored, actor=actor, action="undo", group_id=undo_id, note=note)
+
+
+def _conflict_values(snap: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: (datetime.fromisoformat(v) if k == "resolved_at" and isinstance(v, str) else v)
+        for k, v in snap.items()
+    }
 
 
 def change_digest(
@@ -771,7 +1069,7 @@ def stats(session: Session) -> Stats:
     by_category = dict(
         session.exec(
             select(MemoryItemRow.category, func.count())
-            .where(MemoryItemRow.status == "active")
+            .where(col(MemoryItemRow.status).in_(COUNTED_STATUSES))
             .group_by(col(MemoryItemRow.category))
         ).all()
     )
@@ -786,10 +1084,13 @@ def stats(session: Session) -> Stats:
     pinned = session.exec(
         select(func.count())
         .select_from(MemoryItemRow)
-        .where(MemoryItemRow.pinned == True, MemoryItemRow.status != "deleted")  # noqa: E712
+        .where(
+            MemoryItemRow.pinned == True,  # noqa: E712
+            col(MemoryItemRow.status).in_(COUNTED_STATUSES),
+        )
     ).one()
     return Stats(
-        items=sum(n for s, n in by_status.items() if s != "deleted"),
+        items=sum(n for s, n in by_status.items() if s in COUNTED_STATUSES),
         items_by_status=by_status,
         items_by_category=by_category,
         resources=resources,

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from memory_app.domain.retrieval import RetrievalFilters
+from memory_app.store.project_match import folder_in_project
 from memory_app.store.types import to_db_time
 
 _FACTS = (
@@ -62,7 +63,7 @@ def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> s
         )
     if filters.project is not None:
         params["project"] = filters.project
-        clauses.append("(m.project = :project OR m.scope = 'global')")
+        clauses.append(f"({folder_in_project('m.project')} OR m.scope = 'global')")
     if filters.min_importance is not None:
         params["min_importance"] = filters.min_importance
         clauses.append("m.importance >= :min_importance")

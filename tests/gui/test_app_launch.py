@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from memory_app.demo import demo_sessions
+
 
 def test_the_app_starts_paints_and_quits(tmp_path: Path) -> None:
     env = {
@@ -22,10 +24,11 @@ def test_the_app_starts_paints_and_quits(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=120,  # the demo store: about 20 s on two busy cores
         check=True,
     )
-    assert json.loads(demo.stdout) == {"conversations": 6, "memories": 13}
+    built = json.loads(demo.stdout)
+    assert built["conversations"] == len(demo_sessions()) and built["memories"] >= 200
     app = subprocess.run(
         [sys.executable, "-m", "memory_app", "--data-dir", str(tmp_path / "d")],
         capture_output=True,
@@ -44,7 +47,7 @@ def test_the_app_starts_paints_and_quits(tmp_path: Path) -> None:
 def test_demo_refuses_a_store_that_is_in_use(tmp_path: Path) -> None:
     env = {**os.environ, "HOME": str(tmp_path)}
     command = [sys.executable, "-m", "memory_app", "demo", "--data-dir", str(tmp_path / "d")]
-    subprocess.run(command, env=env, timeout=60, check=True, capture_output=True)
+    subprocess.run(command, env=env, timeout=120, check=True, capture_output=True)
     again = subprocess.run(command, env=env, timeout=60, capture_output=True, text=True)
     assert again.returncode == 1
     assert "already holds conversations" in again.stderr

@@ -13,7 +13,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QTreeWidgetItem
 
-from memory_app.demo import build_demo_store
 from memory_app.domain.budget import ContextEntry
 from memory_app.domain.claude_md import BEGIN_MARKER, END_MARKER
 from memory_app.gui.app import build_main_window
@@ -21,6 +20,7 @@ from memory_app.gui.context import AppContext
 from memory_app.gui.views.context import ContextView, ExcludedMemory
 from memory_app.gui.widgets.diff_dialog import ADDED, REMOVED, DiffDialog
 from memory_app.retrieval.context import ContextRequest
+from tests.small_store import build_small_store
 
 TIERS = ["Critical", "Relevant to the task", "Background", "Index"]
 TASK = "pytest fixtures"
@@ -38,7 +38,7 @@ def view(qtbot: Any, context: AppContext) -> ContextView:
 
 @pytest.fixture
 def demo(context: AppContext) -> None:
-    build_demo_store(context.service)
+    build_small_store(context.service)
 
 
 def open_view(view: ContextView, settle: Callable[..., None]) -> None:

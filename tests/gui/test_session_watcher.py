@@ -35,8 +35,9 @@ def projects() -> Path:
 
 @pytest.fixture
 def scheduler(context: AppContext) -> MaintenanceScheduler:
-    # Enabled, but not started: the startup check is not what these tests are about.
-    return MaintenanceScheduler(context, enabled=True, settle_seconds=SETTLE)
+    # Enabled, but not started: the startup check is not what these tests are about; the
+    # person has said yes to automatic imports.
+    return MaintenanceScheduler(context, enabled=True, settle_seconds=SETTLE, auto_import=True)
 
 
 @pytest.fixture

@@ -50,9 +50,12 @@ def test_claude_reads_the_selected_conversation_again(
 ) -> None:
     assert context.service.get_stats().items == 0
     view = open_view(qtbot, context, settle)
-    assert view.extract_button.isEnabled()
+    assert not view.extract_button.isEnabled()  # no key yet
     api = FakeMessagesAPI(message(ANSWER))
     context.service.extractor = make_claude(api)
+    view.activate()  # back from Settings, where Claude was chosen
+    settle()
+    assert view.extract_button.isEnabled()
     changed: list[bool] = []
     context.events.memories_changed.connect(lambda: changed.append(True))
     view.extract_with_claude()

@@ -14,8 +14,8 @@ import pytest
 
 from memory_app.cli import main
 from memory_app.config import resolve_settings
-from memory_app.demo import build_demo_store
 from memory_app.service import MemoryService
+from tests.small_store import build_small_store
 from tests.unit.store.test_storage_faults import damage_an_index
 
 # Runs `memory-app` with message boxes that print "kind|title|text" and return at once.
@@ -84,7 +84,7 @@ def test_a_damaged_store_is_announced_and_the_window_still_opens(
     data = tmp_path / "data"
     service = MemoryService.open(resolve_settings(data, env={}))
     try:
-        build_demo_store(service, generated=300)
+        build_small_store(service, generated=300)
     finally:
         service.close()
     db = data / "memory.db"

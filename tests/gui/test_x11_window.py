@@ -3,7 +3,8 @@
 Runs the installed `memory-app` launcher under `xvfb-run` with Qt's xcb platform (not
 the offscreen one the other GUI tests use) and reads the window's properties the way a
 window manager does. A desktop groups a window under its menu entry by WM_CLASS, so its
-class must be the entry's `StartupWMClass` (see memory_app/desktop.py).
+class must be the entry's `StartupWMClass`, the app id (see memory_app/desktop.py). The
+launcher is `memory-app`, the program the desktop entry starts (`Exec=`).
 """
 
 from __future__ import annotations
@@ -95,8 +96,10 @@ def test_the_window_appears_with_the_menu_entrys_wm_class_and_a_second_launch_ha
     entry.optionxform = str  # type: ignore[assignment,method-assign]
     entry.read(asset_path(f"resources/{APP_ID}.desktop"), encoding="utf-8")
     wm_class = entry["Desktop Entry"]["StartupWMClass"]
+    assert wm_class == APP_ID
+    assert entry["Desktop Entry"]["Exec"] == launcher.name  # what the menu starts
     # WM_CLASS is (instance, class): the launcher's name and Qt's application name.
-    assert f'WM_CLASS(STRING) = "{APP_ID}", "{wm_class}"' in props, props
+    assert f'WM_CLASS(STRING) = "{launcher.name}", "{wm_class}"' in props, props
     assert re.search(r'WM_NAME\(\w+\) = ".*Memory Curator"', props), props
     assert "_NET_WM_PID(CARDINAL) = " in props, props
     assert "_NET_WM_ICON(CARDINAL) = " in props, props  # the app icon reached the window

@@ -39,7 +39,44 @@ def test_the_folder_is_in_the_sandboxing_data_dir_else_in_xdg_state(
     monkeypatch.delenv("MEMORY_APP_DATA_DIR")
     if sys.platform.startswith("linux"):
         monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-        assert logs.log_folder() == tmp_path / "state" / "memory-curator" / "logs"
+        assert logs.log_folder() == tmp_path / "state" / "memory-app" / "logs"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG folders")
+def test_the_log_folder_of_an_earlier_version_is_moved_on_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Earlier versions logged under ~/.local/state/memory-curator: one folder name now."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    old = tmp_path / "state" / "memory-curator" / "logs"
+    old.mkdir(parents=True)
+    (old / logs.LOG_FILE).write_text("an old line\n")
+    (old / f"{logs.LOG_FILE}.1").write_text("an older line\n")
+    folder = logs.log_folder()
+    with logs.session(folder) as path:
+        logging.getLogger("memory_app.test").info("a new line")
+    assert path == tmp_path / "state" / "memory-app" / "logs" / logs.LOG_FILE
+    assert path.read_text().startswith("an old line\n") and "a new line" in path.read_text()
+    assert (path.parent / f"{logs.LOG_FILE}.1").read_text() == "an older line\n"
+    assert not (tmp_path / "state" / "memory-curator").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG folders")
+def test_an_old_log_is_not_moved_over_a_new_one_nor_into_a_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    old = tmp_path / "state" / "memory-curator" / "logs"
+    old.mkdir(parents=True)
+    (old / logs.LOG_FILE).write_text("old\n")
+    assert logs.move_legacy_logs(tmp_path / "sandbox" / "logs") == []  # MEMORY_APP_DATA_DIR
+    assert (old / logs.LOG_FILE).is_file()
+    new = logs.log_folder()
+    new.mkdir(parents=True)
+    (new / logs.LOG_FILE).write_text("new\n")
+    assert logs.move_legacy_logs(new) == []
+    assert (new / logs.LOG_FILE).read_text() == "new\n"
+    assert (old / logs.LOG_FILE).read_text() == "old\n"  # kept where it was, not lost
 
 
 @pytest.mark.usefixtures("open_umask")

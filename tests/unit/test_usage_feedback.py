@@ -26,6 +26,7 @@ SESSION = "5e55-feedback"
 PROMPT = "Write the factorial function for the pricing module"
 USED = "Compute a factorial iteratively with math.prod, never recursively"
 UNUSED = "The pricing module rounds every amount with banker's rounding"
+OTHER = "Deploys go through the staging cluster before production"
 
 
 def hook_env(settings: Settings) -> dict[str, str]:
@@ -64,7 +65,7 @@ def write_session(path: Path, exchanges: list[tuple[datetime, str, str]]) -> Pat
 @pytest.fixture
 def store(settings: Settings, service: MemoryService) -> dict[str, int]:
     ids = {}
-    for text in (USED, UNUSED):
+    for text in (USED, UNUSED, OTHER):
         _, record = service.remember(text, category="coding_preferences", project=PROJECT)
         ids[text] = record.id
     return ids
@@ -77,7 +78,7 @@ def test_an_answer_that_uses_a_memory_cites_it_and_one_that_does_not_ignores_it(
     answer = ask(settings, PROMPT, now)
     assert answer is not None
     given = [m[0] for m in log_lines(settings)[-1]["memories"]]
-    assert set(given) == set(store.values())
+    assert set(given) == {store[USED], store[UNUSED]}
     answer_text = (
         "Here it is: `def factorial(n): return math.prod(range(1, n + 1))` computed "
         "iteratively, so no recursion limit is hit."
@@ -86,7 +87,9 @@ def test_an_answer_that_uses_a_memory_cites_it_and_one_that_does_not_ignores_it(
 
     service.import_paths([session])
 
-    assert not Path(injections.log_path(hook_env(settings))).exists()  # taken into the store
+    # Taken once, by a cursor: the log stays for the hook's topic window.
+    assert Path(injections.log_path(hook_env(settings))).exists()
+    assert service.take_injection_log() == 0
     (seen,) = service.recent_injections()
     assert seen.outcome == "injected" and seen.project == PROJECT
     assert seen.prompt == PROMPT  # found in the transcript, never written by the hook
@@ -123,7 +126,8 @@ def test_an_unanswered_prompt_waits_for_the_grown_transcript(
     earlier = now - timedelta(minutes=10)
     first = "Set up the pricing module tests and the fixtures they share"
     ask(settings, PROMPT, now)
-    path = tmp_path / f"{SESSION}.jsonl"
+    (tmp_path / "projects").mkdir()
+    path = tmp_path / "projects" / f"{SESSION}.jsonl"
     write_session(path, [(earlier, first, "Tests are in tests/test_pricing.py now.")])
     lines = path.read_text(encoding="utf-8")
     path.write_text(
@@ -147,7 +151,8 @@ def test_an_unanswered_prompt_waits_for_the_grown_transcript(
     assert len(service.resources()) == 1  # one conversation, not two
     (resource,) = service.resources()
     assert resource.turn_count == 4
-    assert service.new_sessions(tmp_path, settle_seconds=0) == []  # the startup check agrees
+    # The startup check agrees.
+    assert service.new_sessions(tmp_path / "projects", settle_seconds=0) == []
     (seen,) = service.recent_injections()
     assert {m.item_id: m.verdict for m in seen.memories}[store[USED]] == "cited"
     # The grown text is searchable: the index followed the update.
@@ -176,11 +181,19 @@ def test_a_prompt_on_the_same_topic_reuses_the_last_answer(
     assert ask(settings, again, now + timedelta(seconds=30)) is None  # already in context
     line = log_lines(settings)[-1]
     assert line["outcome"] == "reused"
-    assert {m[0] for m in line["memories"]} == set(store.values())
+    assert {m[0] for m in line["memories"]} == {store[USED], store[UNUSED]}
 
-    # A different topic searches again; so does the same topic in another session.
-    other = "How does the pricing module round amounts"
-    assert ask(settings, other, now + timedelta(seconds=60)) is not None
+    # Another topic: only what the conversation lacks is added.
+    answer = ask(
+        settings, "How do deploys to staging and pricing work", now + timedelta(seconds=60)
+    )
+    assert answer is not None
+    text = answer["hookSpecificOutput"]["additionalContext"]
+    assert OTHER in text and USED not in text and UNUSED not in text
+    line = log_lines(settings)[-1]
+    assert [m[0] for m in line["memories"]] == [store[OTHER]]
+    assert line["already"] == [store[UNUSED]]
+    # Another session has none of it.
     assert ask(settings, PROMPT, now + timedelta(seconds=61), session="another") is not None
 
 
@@ -224,19 +237,18 @@ def test_why_explains_the_last_prompt_with_scores(
     ask(settings, "thanks", now + timedelta(seconds=5))
     assert "the recall gate" in injections.explain_last(env, PROJECT)
     ask(settings, "pricing factorial function again", now + timedelta(seconds=9))
-    assert "same topic" in injections.explain_last(env, PROJECT)
+    assert "the topic window" in injections.explain_last(env, PROJECT)
 
     # Once the app took the log, the store answers, with the verdicts.
     session = write_session(
         tmp_path / f"{SESSION}.jsonl",
         [(now + timedelta(seconds=9), "pricing factorial function again", "math.prod it is")],
     )
-    ask(settings, "tell me about the banker's rounding of the pricing", now + timedelta(seconds=20))
+    ask(settings, "tell me about deploys to the staging cluster", now + timedelta(seconds=20))
     service.import_paths([session])
-    assert not Path(injections.log_path(env)).exists()
     text = injections.explain_last(env, PROJECT)
     assert "1 memory was injected" in text
-    assert f"#{store[UNUSED]}  score" in text and UNUSED[:40] in text
+    assert f"#{store[OTHER]}  score" in text and OTHER[:40] in text
 
 
 def test_usage_feedback_moves_the_ranking() -> None:
@@ -330,3 +342,69 @@ def test_the_exchange_is_found_by_the_prompts_time() -> None:
         transcript, t0 + timedelta(seconds=30), "SessionStart"
     ) or ("", "")
     assert prompt is None and said == "ran a tool\nsecond answer"
+
+
+def test_private_text_in_a_prompt_neither_drives_recall_nor_reaches_the_log(
+    settings: Settings, store: dict[str, int]
+) -> None:
+    now = datetime.now(UTC) + timedelta(seconds=1)
+    prompt = "<private>factorial pricing therapist divorce</private> tell me about staging"
+    answer = ask(settings, prompt, now)
+    assert answer is not None
+    text = answer["hookSpecificOutput"]["additionalContext"]
+    assert OTHER in text and USED not in text  # "factorial" was private
+    raw = Path(injections.log_path(hook_env(settings))).read_bytes()
+    for word in ("factorial", "pricing", "therapist", "divorce", "staging"):
+        assert word.encode() not in raw
+
+
+def test_a_command_prompt_is_neither_answered_nor_logged(
+    settings: Settings, store: dict[str, int]
+) -> None:
+    now = datetime.now(UTC) + timedelta(seconds=1)
+    ask(settings, PROMPT, now)
+    before = log_lines(settings)
+    assert ask(settings, "/mem why", now + timedelta(seconds=3)) is None
+    assert log_lines(settings) == before  # /mem why still explains the prompt before it
+    assert "2 memories were injected" in injections.explain_last(hook_env(settings), PROJECT)
+
+
+def test_the_topic_window_survives_the_app_taking_the_log(
+    settings: Settings, service: MemoryService, store: dict[str, int]
+) -> None:
+    now = datetime.now(UTC) + timedelta(seconds=1)
+    ask(settings, PROMPT, now)
+    assert service.take_injection_log() == 1
+    assert ask(settings, PROMPT, now + timedelta(seconds=10)) is None  # still in context
+    assert log_lines(settings)[-1]["outcome"] == "reused"
+    assert service.take_injection_log() == 1  # only the new line
+    assert [r.outcome for r in service.recent_injections()] == ["reused", "injected"]
+
+
+def test_a_line_the_store_cannot_hold_is_skipped_not_blocking(
+    settings: Settings, service: MemoryService, store: dict[str, int]
+) -> None:
+    now = datetime.now(UTC) + timedelta(seconds=1)
+    ask(settings, PROMPT, now)
+    path = Path(injections.log_path(hook_env(settings)))
+    good = log_lines(settings)[-1]
+    bad = {**good, "at": (now + timedelta(seconds=1)).isoformat(), "memories": [[2**70, 0.5]]}
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(json.dumps(bad) + "\n" + "{not json\n")
+    ask(settings, "tell me about deploys to the staging cluster", now + timedelta(seconds=20))
+    assert service.take_injection_log() == 2  # the two good ones
+    assert service.take_injection_log() == 0
+
+
+def test_a_subfolder_gets_its_projects_memories_in_the_apps_retrieval_too(
+    service: MemoryService, store: dict[str, int]
+) -> None:
+    from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
+
+    def found(folder: str) -> set[int]:
+        query = RetrievalQuery("factorial pricing", filters=RetrievalFilters(project=folder))
+        return {r.record.id for r in service.retrieve(query)}
+
+    assert store[USED] in found(PROJECT + "/api")
+    assert found(PROJECT + "-legacy") == set()
+    assert found("/home/user") == set()  # a parent folder is not the project

@@ -87,31 +87,83 @@ class Ui_MemoryEditorForm(object):
 
         self.fields.setWidget(3, QFormLayout.ItemRole.FieldRole, self.confidenceError)
 
+        self.typeLabel = QLabel(MemoryEditorForm)
+        self.typeLabel.setObjectName(u"typeLabel")
+
+        self.fields.setWidget(4, QFormLayout.ItemRole.LabelRole, self.typeLabel)
+
+        self.type = QComboBox(MemoryEditorForm)
+        self.type.setObjectName(u"type")
+
+        self.fields.setWidget(4, QFormLayout.ItemRole.FieldRole, self.type)
+
+        self.typeError = QLabel(MemoryEditorForm)
+        self.typeError.setObjectName(u"typeError")
+        self.typeError.setWordWrap(True)
+
+        self.fields.setWidget(5, QFormLayout.ItemRole.FieldRole, self.typeError)
+
+        self.importanceLabel = QLabel(MemoryEditorForm)
+        self.importanceLabel.setObjectName(u"importanceLabel")
+
+        self.fields.setWidget(6, QFormLayout.ItemRole.LabelRole, self.importanceLabel)
+
+        self.importance = QDoubleSpinBox(MemoryEditorForm)
+        self.importance.setObjectName(u"importance")
+        self.importance.setDecimals(2)
+        self.importance.setMinimum(0.000000000000000)
+        self.importance.setMaximum(1.000000000000000)
+        self.importance.setSingleStep(0.050000000000000)
+
+        self.fields.setWidget(6, QFormLayout.ItemRole.FieldRole, self.importance)
+
+        self.importanceError = QLabel(MemoryEditorForm)
+        self.importanceError.setObjectName(u"importanceError")
+        self.importanceError.setWordWrap(True)
+
+        self.fields.setWidget(7, QFormLayout.ItemRole.FieldRole, self.importanceError)
+
+        self.scopeLabel = QLabel(MemoryEditorForm)
+        self.scopeLabel.setObjectName(u"scopeLabel")
+
+        self.fields.setWidget(8, QFormLayout.ItemRole.LabelRole, self.scopeLabel)
+
+        self.scope = QComboBox(MemoryEditorForm)
+        self.scope.setObjectName(u"scope")
+
+        self.fields.setWidget(8, QFormLayout.ItemRole.FieldRole, self.scope)
+
+        self.scopeError = QLabel(MemoryEditorForm)
+        self.scopeError.setObjectName(u"scopeError")
+        self.scopeError.setWordWrap(True)
+
+        self.fields.setWidget(9, QFormLayout.ItemRole.FieldRole, self.scopeError)
+
         self.tagsLabel = QLabel(MemoryEditorForm)
         self.tagsLabel.setObjectName(u"tagsLabel")
 
-        self.fields.setWidget(4, QFormLayout.ItemRole.LabelRole, self.tagsLabel)
+        self.fields.setWidget(10, QFormLayout.ItemRole.LabelRole, self.tagsLabel)
 
         self.tags = QLineEdit(MemoryEditorForm)
         self.tags.setObjectName(u"tags")
 
-        self.fields.setWidget(4, QFormLayout.ItemRole.FieldRole, self.tags)
+        self.fields.setWidget(10, QFormLayout.ItemRole.FieldRole, self.tags)
 
         self.tagsError = QLabel(MemoryEditorForm)
         self.tagsError.setObjectName(u"tagsError")
         self.tagsError.setWordWrap(True)
 
-        self.fields.setWidget(5, QFormLayout.ItemRole.FieldRole, self.tagsError)
+        self.fields.setWidget(11, QFormLayout.ItemRole.FieldRole, self.tagsError)
 
         self.pinned = QCheckBox(MemoryEditorForm)
         self.pinned.setObjectName(u"pinned")
 
-        self.fields.setWidget(6, QFormLayout.ItemRole.FieldRole, self.pinned)
+        self.fields.setWidget(12, QFormLayout.ItemRole.FieldRole, self.pinned)
 
         self.validFromLabel = QLabel(MemoryEditorForm)
         self.validFromLabel.setObjectName(u"validFromLabel")
 
-        self.fields.setWidget(7, QFormLayout.ItemRole.LabelRole, self.validFromLabel)
+        self.fields.setWidget(13, QFormLayout.ItemRole.LabelRole, self.validFromLabel)
 
         self.validFromRow = QHBoxLayout()
         self.validFromRow.setObjectName(u"validFromRow")
@@ -127,12 +179,12 @@ class Ui_MemoryEditorForm(object):
         self.validFromRow.addWidget(self.validFrom)
 
 
-        self.fields.setLayout(7, QFormLayout.ItemRole.FieldRole, self.validFromRow)
+        self.fields.setLayout(13, QFormLayout.ItemRole.FieldRole, self.validFromRow)
 
         self.validUntilLabel = QLabel(MemoryEditorForm)
         self.validUntilLabel.setObjectName(u"validUntilLabel")
 
-        self.fields.setWidget(8, QFormLayout.ItemRole.LabelRole, self.validUntilLabel)
+        self.fields.setWidget(14, QFormLayout.ItemRole.LabelRole, self.validUntilLabel)
 
         self.validUntilRow = QHBoxLayout()
         self.validUntilRow.setObjectName(u"validUntilRow")
@@ -148,19 +200,24 @@ class Ui_MemoryEditorForm(object):
         self.validUntilRow.addWidget(self.validUntil)
 
 
-        self.fields.setLayout(8, QFormLayout.ItemRole.FieldRole, self.validUntilRow)
+        self.fields.setLayout(14, QFormLayout.ItemRole.FieldRole, self.validUntilRow)
 
         self.validityError = QLabel(MemoryEditorForm)
         self.validityError.setObjectName(u"validityError")
         self.validityError.setWordWrap(True)
 
-        self.fields.setWidget(9, QFormLayout.ItemRole.FieldRole, self.validityError)
+        self.fields.setWidget(15, QFormLayout.ItemRole.FieldRole, self.validityError)
 
 
         self.outerLayout.addLayout(self.fields)
 
         self.buttons = QHBoxLayout()
         self.buttons.setObjectName(u"buttons")
+        self.archive = QPushButton(MemoryEditorForm)
+        self.archive.setObjectName(u"archive")
+
+        self.buttons.addWidget(self.archive)
+
         self.buttonSpacer = QSpacerItem(0, 0, QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
 
         self.buttons.addItem(self.buttonSpacer)
@@ -210,20 +267,27 @@ class Ui_MemoryEditorForm(object):
 #if QT_CONFIG(shortcut)
         self.categoryLabel.setBuddy(self.category)
         self.confidenceLabel.setBuddy(self.confidence)
+        self.typeLabel.setBuddy(self.type)
+        self.importanceLabel.setBuddy(self.importance)
+        self.scopeLabel.setBuddy(self.scope)
         self.tagsLabel.setBuddy(self.tags)
         self.validFromLabel.setBuddy(self.validFrom)
         self.validUntilLabel.setBuddy(self.validUntil)
 #endif // QT_CONFIG(shortcut)
         QWidget.setTabOrder(self.content, self.category)
         QWidget.setTabOrder(self.category, self.confidence)
-        QWidget.setTabOrder(self.confidence, self.tags)
+        QWidget.setTabOrder(self.confidence, self.type)
+        QWidget.setTabOrder(self.type, self.importance)
+        QWidget.setTabOrder(self.importance, self.scope)
+        QWidget.setTabOrder(self.scope, self.tags)
         QWidget.setTabOrder(self.tags, self.pinned)
         QWidget.setTabOrder(self.pinned, self.hasValidFrom)
         QWidget.setTabOrder(self.hasValidFrom, self.validFrom)
         QWidget.setTabOrder(self.validFrom, self.hasValidUntil)
         QWidget.setTabOrder(self.hasValidUntil, self.validUntil)
-        QWidget.setTabOrder(self.validUntil, self.save)
-        QWidget.setTabOrder(self.save, self.revert)
+        QWidget.setTabOrder(self.validUntil, self.archive)
+        QWidget.setTabOrder(self.archive, self.revert)
+        QWidget.setTabOrder(self.revert, self.save)
 
         self.retranslateUi(MemoryEditorForm)
 
@@ -238,6 +302,18 @@ class Ui_MemoryEditorForm(object):
         self.content.setPlaceholderText(QCoreApplication.translate("MemoryEditorForm", u"What should the assistant remember?", None))
         self.categoryLabel.setText(QCoreApplication.translate("MemoryEditorForm", u"&Category:", None))
         self.confidenceLabel.setText(QCoreApplication.translate("MemoryEditorForm", u"C&onfidence:", None))
+        self.typeLabel.setText(QCoreApplication.translate("MemoryEditorForm", u"T&ype:", None))
+#if QT_CONFIG(tooltip)
+        self.type.setToolTip(QCoreApplication.translate("MemoryEditorForm", u"What kind of memory this is: a preference, a rule, a decision, a fact\u2026", None))
+#endif // QT_CONFIG(tooltip)
+        self.importanceLabel.setText(QCoreApplication.translate("MemoryEditorForm", u"&Importance:", None))
+#if QT_CONFIG(tooltip)
+        self.importance.setToolTip(QCoreApplication.translate("MemoryEditorForm", u"How much this memory matters when context is chosen (0 to 1)", None))
+#endif // QT_CONFIG(tooltip)
+        self.scopeLabel.setText(QCoreApplication.translate("MemoryEditorForm", u"&Scope:", None))
+#if QT_CONFIG(tooltip)
+        self.scope.setToolTip(QCoreApplication.translate("MemoryEditorForm", u"Where this memory applies: one session, its project, or everywhere", None))
+#endif // QT_CONFIG(tooltip)
         self.tagsLabel.setText(QCoreApplication.translate("MemoryEditorForm", u"&Tags:", None))
         self.tags.setPlaceholderText(QCoreApplication.translate("MemoryEditorForm", u"python, testing", None))
         self.pinned.setText(QCoreApplication.translate("MemoryEditorForm", u"&Pinned", None))
@@ -248,6 +324,10 @@ class Ui_MemoryEditorForm(object):
         self.validFrom.setDisplayFormat(QCoreApplication.translate("MemoryEditorForm", u"yyyy-MM-dd HH:mm", None))
         self.validUntilLabel.setText(QCoreApplication.translate("MemoryEditorForm", u"Valid &until:", None))
         self.validUntil.setDisplayFormat(QCoreApplication.translate("MemoryEditorForm", u"yyyy-MM-dd HH:mm", None))
+        self.archive.setText(QCoreApplication.translate("MemoryEditorForm", u"&Archive", None))
+#if QT_CONFIG(tooltip)
+        self.archive.setToolTip(QCoreApplication.translate("MemoryEditorForm", u"Put this memory away: kept, but out of search, context and the counts (undo with Ctrl+Z)", None))
+#endif // QT_CONFIG(tooltip)
         self.revert.setText(QCoreApplication.translate("MemoryEditorForm", u"&Revert", None))
         self.save.setText(QCoreApplication.translate("MemoryEditorForm", u"&Save", None))
         self.sourceHeading.setText(QCoreApplication.translate("MemoryEditorForm", u"<b>Source</b>", None))

@@ -150,7 +150,21 @@ class MemoryTableModel(QAbstractTableModel):
         self._spawn(self._reload(self._query, self._generation))
 
     def reload(self) -> None:
-        self.set_query(self._query)
+        """The same query again (the store changed): as many rows as were loaded, so
+        the rows a person scrolled to and selected are still there afterwards."""
+        self._generation += 1
+        self._fetching = True
+        query = dataclasses.replace(self._query, limit=max(PAGE, len(self._rows)))
+        self._spawn(self._reload(query, self._generation))
+
+    def set_category_names(self, names: dict[str, str]) -> None:
+        """Show categories by these names (the rows may have arrived before them)."""
+        if names == self.category_names:
+            return
+        self.category_names = dict(names)
+        if self._rows:
+            last = len(self._rows) - 1
+            self.dataChanged.emit(self.index(0, CATEGORY), self.index(last, CATEGORY))
 
     async def _reload(self, query: ItemQuery, generation: int) -> None:
         def current() -> bool:

@@ -1,8 +1,8 @@
 """The imported conversations as a table: a thin model over `ResourceRecord`s.
 
 Sorting and filtering happen in a `QSortFilterProxyModel` (see `resource_proxy`): the
-model gives native values under `SORT_ROLE` and one lower-cased text of title, project and
-branch under `FILTER_ROLE`, so the proxy needs no subclass.
+model gives native values under `SORT_ROLE` and one lower-cased text of title, project,
+branch and file name under `FILTER_ROLE`, so the proxy needs no subclass.
 """
 
 from __future__ import annotations
@@ -121,9 +121,10 @@ class ResourceTableModel(QAbstractTableModel):
         if role == OBJECT_ROLE:
             return record
         if role == FILTER_ROLE:
-            return " ".join(
-                part for part in (resource_title(record), record.project, record.branch) if part
-            ).casefold()
+            # The file name too: a session is titled by its prompt, yet found by its UUID.
+            name = PurePath(record.source_path).name if record.source_path else ""
+            parts = (resource_title(record), record.project, record.branch, name)
+            return " ".join(part for part in parts if part).casefold()
         return None
 
     @staticmethod

@@ -28,6 +28,7 @@ from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import ConflictDetail, ConflictRecord, MemoryRecord
 from memory_app.domain.textdiff import word_differences
 from memory_app.domain.validation import ValidationError
+from memory_app.gui.colours import ERROR, muted_style, text_style
 from memory_app.gui.context import AppContext
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.empty_state import EmptyState
@@ -96,8 +97,7 @@ class ConflictCard(QFrame):
         for widget in (self.side, self.content, self.meta, self.excerpt):
             layout.addWidget(widget)
         layout.addStretch(1)
-        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
-        self.meta.setStyleSheet(f"color: {muted};")
+        self.meta.setStyleSheet(muted_style(self.palette()))
 
     def show_item(
         self, item: MemoryRecord, runs: list[tuple[str, bool]], excerpt: str, mark: str
@@ -176,6 +176,7 @@ class ConflictsView(View):
             self.buttons[decision] = button
             actions.addWidget(button)
             shortcut = QShortcut(QKeySequence(key), self.inbox)
+            shortcut.setWhatsThis(f"{text.replace('&', '')} (in the inbox)")
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(lambda d=decision: self.resolve(d))
         self.merge_button = QPushButton("&Merge…", right)
@@ -209,7 +210,7 @@ class ConflictsView(View):
         merge_buttons.addStretch(1)
         merge_row.addLayout(merge_buttons)
         self.error = QLabel(right)
-        self.error.setStyleSheet("color: #c62828;")
+        self.error.setStyleSheet(text_style(ERROR, self.palette()))
         self.error.setWordWrap(True)
         self.error.hide()
         column.addWidget(self.header)

@@ -49,6 +49,7 @@ from memory_app.assets import icon_path
 from memory_app.domain.budget import MAX_BUDGET, MIN_BUDGET, ContextEntry, ContextPlan, TierPlan
 from memory_app.domain.scoring import ScoreBreakdown
 from memory_app.domain.validation import ValidationError
+from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.diff_dialog import DiffDialog, plural
@@ -67,7 +68,6 @@ TEXT, TOKENS, SCORE = range(3)
 ROW_ROLE = Qt.ItemDataRole.UserRole  # the ContextEntry / ExcludedMemory, or a tier key
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 EXCLUDED_KEY = "excluded"
-ERROR_COLOUR = "#c62828"  # the same red as the conflicts view's errors
 # Errors an export can end in; each says which file and that nothing changed.
 EXPORT_ERRORS = (ExportError, ValueError, OSError)
 ACTION_ERRORS = (StoreError, ValidationError)
@@ -208,8 +208,10 @@ class ContextView(View):
         self.pages = QStackedLayout(self)
         self.pages.addWidget(self.main)
         self.pages.addWidget(self.empty)
-        self._shortcut("Ctrl+P", self.toggle_pin)
-        self._shortcut("Ctrl+E", self.toggle_exclusion)
+        self._shortcut("Ctrl+P", self.toggle_pin, "Pin or unpin the selected memory (preview)")
+        self._shortcut(
+            "Ctrl+E", self.toggle_exclusion, "Exclude the selected memory, or let it back in"
+        )
         self._selection_changed()
         context.events.memories_changed.connect(self._store_changed)
 
@@ -336,10 +338,11 @@ class ContextView(View):
         row.addWidget(self.message, 1)
         return row
 
-    def _shortcut(self, keys: str, slot: Any) -> None:
+    def _shortcut(self, keys: str, slot: Any, what: str) -> None:
         # Scoped to the preview tab: the same keys mean nothing (or something else)
         # elsewhere, and must not pin a memory of a hidden preview from the other tab.
         shortcut = QShortcut(QKeySequence(keys), self.preview_page)
+        shortcut.setWhatsThis(what)  # listed in Help > Keyboard Shortcuts
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.activated.connect(slot)
 
@@ -694,7 +697,7 @@ class ContextView(View):
 
     def show_message(self, text: str, *, error: bool = False) -> None:
         self.message.setText(text)
-        self.message.setStyleSheet(f"color: {ERROR_COLOUR};" if error else "")
+        self.message.setStyleSheet(text_style(ERROR, self.palette()) if error else "")
         self.message.setToolTip(text)
 
     # -- CLAUDE.md --------------------------------------------------------------------

@@ -37,7 +37,7 @@ SPACING = 12
 
 # Card key → (caption, the view and argument that clicking it opens).
 CARDS: dict[str, tuple[str, tuple[str, Any]]] = {
-    "items": ("Total memories", ("memories", None)),
+    "items": ("Memories", ("memories", None)),
     "categories": ("Categories", ("memories", None)),
     "resources": ("Conversations processed", ("sources", None)),
     "conflicts": ("Open conflicts", ("conflicts", None)),
@@ -51,9 +51,36 @@ ACTIVITY_ICONS = {"import": "sources", "change": "memories", "maintenance": "mai
 NO_ACTIVITY = "Nothing yet: import a conversation from File ▸ Import"
 
 
+# How the card explains what is kept but not counted (records.COUNTED_STATUSES).
+KEPT_ASIDE = (
+    ("held", "held for review"),
+    ("archived", "archived"),
+    ("superseded", "superseded"),
+    ("invalid", "marked invalid"),
+    ("deleted", "deleted"),
+)
+
+
 def _is_empty(data: DashboardData) -> bool:
     """Nothing imported yet: the dashboard shows its welcome page."""
-    return data.stats.items == 0 and data.stats.resources == 0
+    return not any(data.stats.items_by_status.values()) and data.stats.resources == 0
+
+
+def items_tooltip(stats: Any) -> str:
+    """What the memories card counts, and what the store keeps beside it."""
+    lines = [
+        f"{stats.items:,} active memories: the ones search and the assistant's context use"
+        f" ({stats.pinned:,} pinned)."
+    ]
+    aside = [
+        f"{stats.items_by_status.get(status, 0):,} {words}"
+        for status, words in KEPT_ASIDE
+        if stats.items_by_status.get(status, 0)
+    ]
+    if aside:
+        lines.append("Also kept, not counted: " + ", ".join(aside) + ".")
+    lines.append("Open Memories.")
+    return "\n".join(lines)
 
 
 class CardRow(QWidget):
@@ -267,12 +294,7 @@ class DashboardView(View):
             return
         self.pages.setCurrentWidget(self.scroll_area)
 
-        archived = stats.items_by_status.get("archived", 0)
-        self.cards["items"].set_value(
-            f"{stats.items:,}",
-            f"{stats.items_by_status.get('active', 0):,} active, {archived:,} archived, "
-            f"{stats.pinned:,} pinned.\nOpen Memories.",
-        )
+        self.cards["items"].set_value(f"{stats.items:,}", items_tooltip(stats))
         self.cards["categories"].set_value(f"{stats.categories:,}", "Open Memories.")
         self.cards["resources"].set_value(f"{stats.resources:,}", "Open Sources.")
         self.cards["conflicts"].set_value(

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 SETTINGS_DRY_RUN = "maintenance/dryRun"
 SETTINGS_SPLITTER = "maintenance/splitter"
 RUNS_SHOWN = 50
+REVIEW_SUFFIX = " to review"  # how a run's outcome ends when its changes wait for a person
 ACTION_ERRORS = (StoreError, ValueError, LookupError)
 
 
@@ -114,6 +115,7 @@ class MaintenanceView(View):
         self.log.undo_requested.connect(self.undo_run)
 
         shortcut = QShortcut(QKeySequence("Ctrl+Return"), self)
+        shortcut.setWhatsThis("Apply the accepted changes")  # in Help > Keyboard Shortcuts
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.activated.connect(self.apply_accepted)
 
@@ -137,6 +139,23 @@ class MaintenanceView(View):
         self.schedule.show_schedule(list(snapshot.jobs))
         self.changeset.show_changes(snapshot.changes, run_origins(snapshot.runs))
         self.log.show_runs(snapshot.runs, snapshot.undone)
+        self._recount_review(snapshot.changes)
+
+    def _recount_review(self, changes: tuple[ProposedChange, ...]) -> None:
+        """The status bar's "Nightly consolidation: 3 changes to review" (a run's outcome)
+        says how many still wait, and goes once none does (applied or rejected)."""
+        status = self.context.status
+        if status.state != status.READY or not status.message.endswith(REVIEW_SUFFIX):
+            return
+        waiting = sum(1 for change in changes if change.decision in ("pending", "accepted"))
+        if not waiting:
+            status.finish()
+            return
+        label = status.message.rpartition(": ")[0]
+        message = f"{plural(waiting, 'change')}{REVIEW_SUFFIX}"
+        message = f"{label}: {message}" if label else message
+        if message != status.message:
+            status.finish(message)
 
     def _schedule_reload(self) -> None:
         """Coalesce change notifications into one reload at a time (once shown)."""

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_app.assets import icon_path
+from memory_app.domain.humanize import plural
 from memory_app.domain.records import CategoryInfo, ItemQuery, MemoryRecord
 from memory_app.domain.validation import ValidationError
 from memory_app.gui.context import AppContext
@@ -48,6 +49,7 @@ from memory_app.gui.models.memory_table_model import (
     MemoryTableModel,
 )
 from memory_app.gui.views.base import View
+from memory_app.gui.widgets.category_dialogs import CategoryDialog, MergeCategoryDialog
 from memory_app.gui.widgets.memory_editor import MemoryEditor
 from memory_app.gui.widgets.scroll_page import scroll_page
 
@@ -73,6 +75,16 @@ DATE_CHOICES = (
     ("Last year", 365),
 )
 ALL = "__all__"
+# The footer's words for a list of memories in these statuses ("3 archived memories").
+STATUS_WORDS = {
+    ("active",): ("memory", "memories"),
+    ("held",): ("memory held for review", "memories held for review"),
+    ("archived",): ("archived memory", "archived memories"),
+    ("superseded",): ("superseded memory", "superseded memories"),
+    ("deleted",): ("deleted memory", "deleted memories"),
+    ("invalid",): ("invalid memory", "invalid memories"),
+    (): ("memory of any status", "memories of any status"),
+}
 
 
 class MemoriesView(View):
@@ -92,6 +104,12 @@ class MemoriesView(View):
         self._search_timer.timeout.connect(self.apply_filters)
         self._pending_select: int | None = None
         self._search_pending = False
+        # What was selected (and shown in the editor) when the rows were last replaced:
+        # selected again afterwards where still listed, so a reload after an edit, an
+        # undo or an import keeps the person's place and refreshes what they see.
+        self._kept_selection: list[int] = []
+        self._kept_editor: int | None = None
+        self.category_dialog: CategoryDialog | MergeCategoryDialog | None = None
 
         splitter = QSplitter(self)
         splitter.addWidget(self._build_categories())
@@ -106,6 +124,10 @@ class MemoriesView(View):
         layout.addWidget(splitter)
 
         self.model.loaded.connect(self._loaded)
+        self.proxy.modelAboutToBeReset.connect(self._remember_selection)
+        # Rows the instant filter hides: the selection label and the editor follow.
+        self.proxy.rowsRemoved.connect(lambda *_: self._follow_list())
+        self.proxy.layoutChanged.connect(lambda *_: self._follow_list())
         self.model.settled.connect(self._start_pending_search)
         self.model.rowsInserted.connect(lambda *_: self._update_footer())
         self.model.rowsRemoved.connect(lambda *_: self._update_footer())
@@ -129,11 +151,39 @@ class MemoriesView(View):
         self.category_list.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.category_list.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.category_list.currentItemChanged.connect(lambda *_: self._category_changed())
+        self.category_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.category_list.customContextMenuRequested.connect(self._category_menu)
+        self.add_category_button = QPushButton("Add…", panel)
+        self.add_category_button.setObjectName("addCategory")
+        self.add_category_button.setToolTip("Add a category for memories to be filed under")
+        self.add_category_button.clicked.connect(self.add_category)
+        self.rename_category_button = QPushButton("Rename…", panel)
+        self.rename_category_button.setObjectName("renameCategory")
+        self.rename_category_button.setToolTip(
+            "Change the selected category's name and description"
+        )
+        self.rename_category_button.clicked.connect(self.rename_category)
+        self.merge_category_button = QPushButton("Merge…", panel)
+        self.merge_category_button.setObjectName("mergeCategory")
+        self.merge_category_button.setToolTip(
+            "Move every memory of the selected category into another one and remove it"
+        )
+        self.merge_category_button.clicked.connect(self.merge_category)
+        category_buttons = QHBoxLayout()
+        category_buttons.setSpacing(4)
+        for button in (
+            self.add_category_button,
+            self.rename_category_button,
+            self.merge_category_button,
+        ):
+            category_buttons.addWidget(button)
+        category_buttons.addStretch(1)
         self.summary = QTextBrowser(panel)
         self.summary.setObjectName("categorySummary")
         self.summary.setOpenLinks(False)
         layout.addWidget(heading)
         layout.addWidget(self.category_list, 2)
+        layout.addLayout(category_buttons)
         layout.addWidget(QLabel("<b>Summary</b>", panel))
         layout.addWidget(self.summary, 3)
         return panel
@@ -148,6 +198,15 @@ class MemoriesView(View):
         self.search.setObjectName("memorySearch")
         self.search.setPlaceholderText("Search memories…  (Ctrl+F)")
         self.search.setClearButtonEnabled(True)
+        self.search.setToolTip(  # the syntax of domain/search_syntax.py, as one hint
+            "<p>Finds memories with all the words; the word you are typing also finds "
+            "longer ones (<b>pyt…</b> finds pytest), and <b>word*</b> does anywhere. "
+            '<b>"a phrase"</b> finds those words together; <b>-word</b> or '
+            '<b>-"a phrase"</b> leaves them out. <b>category:</b>KEY (or category:"Its '
+            "name\") and <b>project:</b>NAME (a project's folder or the folder's name) "
+            "filter; -category: and -project: leave one out. Exclusions and filters alone "
+            "list every other memory, newest first.</p>"
+        )
         self.search.textEdited.connect(self._search_edited)
         self.search.returnPressed.connect(self.apply_filters)
         self.status_filter = self._combo(panel, STATUS_CHOICES, "Status")
@@ -260,6 +319,9 @@ class MemoriesView(View):
     def _build_editor(self) -> QWidget:
         self.editor = MemoryEditor(self)
         self.editor.save_requested.connect(self.save)
+        self.editor.archive_requested.connect(
+            lambda item_id, archived: self.set_archived([item_id], archived)
+        )
         self.editor.source_requested.connect(
             lambda where: self.context.events.navigate.emit("sources", where)
         )
@@ -331,9 +393,13 @@ class MemoriesView(View):
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             item.setToolTip(0, description)
             self.category_list.addTopLevelItem(item)
+        still_there = current in items
         self.category_list.setCurrentItem(items.get(current, items[ALL]))
         self.category_list.blockSignals(False)
-        self.model.category_names = {c.key: c.name for c in self.categories}
+        self.model.set_category_names({c.key: c.name for c in self.categories})
+        self._category_buttons()
+        if not still_there:  # merged away: show every category rather than none
+            self.apply_filters()
 
     def _fill_sources(self, sources: list[tuple[int, str]]) -> None:
         current = self.source_filter.currentData()
@@ -357,6 +423,7 @@ class MemoriesView(View):
         return item.data(0, Qt.ItemDataRole.UserRole) if item is not None else ALL
 
     def _category_changed(self) -> None:
+        self._category_buttons()
         self.apply_filters()
         self.context.spawn(self._show_summary())
 
@@ -422,7 +489,10 @@ class MemoriesView(View):
         self._update_footer()
         if self._pending_select is not None:
             ident, self._pending_select = self._pending_select, None
+            self._kept_selection, self._kept_editor = [], None
             self.context.spawn(self._show_item(ident))
+        else:
+            self._restore_selection()
 
     def _update_footer(self) -> None:
         shown, total = self.model.rowCount(), self.model.total
@@ -434,10 +504,12 @@ class MemoriesView(View):
                 if filtered
                 else "No memories yet: import a conversation from File ▸ Import."
             )
-        elif shown < total:
-            self.footer.setText(f"{total:,} memories · {shown:,} loaded (scroll for more)")
         else:
-            self.footer.setText(f"{total:,} memories")
+            one, many = STATUS_WORDS.get(self.model.query.statuses, ("memory", "memories"))
+            counted = plural(total, one, many)
+            if shown < total:
+                counted += f" · {shown:,} loaded (scroll for more)"
+            self.footer.setText(counted)
 
     # -- selection and editing --------------------------------------------------------
 
@@ -446,24 +518,77 @@ class MemoriesView(View):
         return [self.model.record(r) for r in sorted(rows)]
 
     def _selection_changed(self) -> None:
+        records = self._update_selection_label()
+        count = len(records)
+        if count == 1:
+            self.context.spawn(self._show_item(records[0].id))
+        elif count > 1:
+            self.editor.show_nothing(
+                f"{count} memories selected: use Pin, Move to, Archive or Delete."
+            )
+        else:
+            self.editor.show_nothing()
+
+    def _update_selection_label(self) -> list[MemoryRecord]:
+        """The label and the bulk buttons as the table's selection really is."""
         records = self.selected_records()
         count = len(records)
         self.selection_label.setText(f"{count} selected" if count else "")
         for widget in (self.pin_button, self.unpin_button, self.move_button, self.delete_button):
             widget.setEnabled(count > 0)
         self.keep_button.setVisible(any(r.status == "held" for r in records))
-        if count == 1:
-            self.context.spawn(self._show_item(records[0].id))
-        elif count > 1:
-            self.editor.show_nothing(f"{count} memories selected: use Pin, Move to or Delete.")
-        else:
+        return records
+
+    def _listed(self, item_id: int) -> bool:
+        """Whether the memory is a row the table shows (loaded and not filtered out)."""
+        row = self.model.row_of(item_id)
+        return row is not None and self.proxy.mapFromSource(self.model.index(row, 0)).isValid()
+
+    def _follow_list(self) -> None:
+        """Rows left the list (the instant filter, a reload): the selection label says
+        what is really selected, and the editor lets go of a memory no longer listed."""
+        self._update_selection_label()
+        record = self.editor.record
+        if record is not None and not self._listed(record.id):
             self.editor.show_nothing()
+
+    def _remember_selection(self) -> None:
+        self._kept_selection = [r.id for r in self.selected_records()]
+        self._kept_editor = self.editor.record.id if self.editor.record is not None else None
+
+    def _restore_selection(self) -> None:
+        """After the rows were replaced: select again what was selected and still is
+        listed, which shows the editor's memory afresh (its history included); a memory
+        that left the list leaves the editor too."""
+        wanted = self._kept_selection or ([self._kept_editor] if self._kept_editor else [])
+        self._kept_selection, self._kept_editor = [], None
+        rows = [self.model.row_of(i) for i in wanted]
+        indexes = [self.proxy.mapFromSource(self.model.index(r, 0)) for r in rows if r is not None]
+        indexes = [i for i in indexes if i.isValid()]
+        selection = self.table.selectionModel()
+        if not indexes:
+            self._selection_changed()  # nothing (left) selected: the editor empties
+            return
+        selection.blockSignals(True)
+        selection.clearSelection()
+        for index in indexes:
+            selection.select(
+                index,
+                QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows,
+            )
+        selection.setCurrentIndex(indexes[0], QItemSelectionModel.SelectionFlag.NoUpdate)
+        selection.blockSignals(False)
+        self.table.viewport().update()
+        self._selection_changed()
 
     async def _show_item(self, item_id: int) -> None:
         service = self.context.service
         record = await self.context.call(service.get_item, item_id)
         history = await self.context.call(service.item_history, item_id)
-        self.editor.show_record(record, history)
+        selected = [r.id for r in self.selected_records()]
+        if selected and selected != [item_id]:
+            return  # the person selected something else meanwhile
+        self.editor.refresh(record, history)
         row = self.model.row_of(item_id)
         if row is not None:
             index = self.proxy.mapFromSource(self.model.index(row, 0))
@@ -476,6 +601,7 @@ class MemoriesView(View):
                 )
                 self.table.selectionModel().blockSignals(False)
                 self.table.scrollTo(index)
+                self._update_selection_label()
 
     def save(self, item_id: int, changes: dict[str, Any]) -> None:
         self.context.spawn(self._save(item_id, changes))
@@ -526,13 +652,158 @@ class MemoriesView(View):
         self.context.events.notify.emit(f"{verb} {len(ids)} {noun}.", self._undo)
         self.context.events.memories_changed.emit()
 
+    def archive_selected(self, archived: bool = True) -> None:
+        """Archive the selected active memories (or unarchive the archived ones)."""
+        wanted = "active" if archived else "archived"
+        ids = [r.id for r in self.selected_records() if r.status == wanted]
+        if ids:
+            self.set_archived(ids, archived)
+
+    def set_archived(self, ids: list[int], archived: bool) -> None:
+        self.context.spawn(self._set_archived(ids, archived))
+
+    async def _set_archived(self, ids: list[int], archived: bool) -> None:
+        try:
+            changed = await self.context.call(self.context.service.set_archived, ids, archived)
+        except ValidationError as exc:
+            self.context.events.notify.emit("; ".join(exc.errors.values()), None)
+            return
+        verb = "Archived" if archived else "Unarchived"
+        self.context.events.notify.emit(
+            f"{verb} {plural(len(changed), 'memory', 'memories')}.", self._undo
+        )
+        self.context.events.memories_changed.emit()
+
+    # -- categories -------------------------------------------------------------------
+
+    def _category_info(self, key: str) -> CategoryInfo | None:
+        return next((c for c in self.categories if c.key == key), None)
+
+    def _category_buttons(self) -> None:
+        chosen = self.selected_category() != ALL
+        self.rename_category_button.setEnabled(chosen)
+        self.merge_category_button.setEnabled(chosen and len(self.categories) > 1)
+
+    def add_category(self) -> None:
+        dialog = CategoryDialog(self)
+        dialog.submitted.connect(
+            lambda name, description: self.context.spawn(
+                self._add_category(dialog, name, description)
+            )
+        )
+        self._open_dialog(dialog)
+
+    async def _add_category(self, dialog: CategoryDialog, name: str, description: str) -> None:
+        try:
+            info = await self.context.call(self.context.service.add_category, name, description)
+        except ValidationError as exc:
+            dialog.show_error("; ".join(exc.errors.values()))
+            return
+        dialog.accept()
+        self.context.events.notify.emit(f"Added the category “{info.name}”.", self._undo)
+        await self.reload()
+        self._select_category(info.key)
+        self.context.events.memories_changed.emit()
+
+    def rename_category(self) -> None:
+        info = self._category_info(self.selected_category())
+        if info is None:
+            return
+        dialog = CategoryDialog(self, info)
+        dialog.submitted.connect(
+            lambda name, description: self.context.spawn(
+                self._rename_category(dialog, info.key, name, description)
+            )
+        )
+        self._open_dialog(dialog)
+
+    async def _rename_category(
+        self, dialog: CategoryDialog, key: str, name: str, description: str
+    ) -> None:
+        service = self.context.service
+        try:
+            info = await self.context.call(service.rename_category, key, name, description)
+        except ValidationError as exc:
+            dialog.show_error("; ".join(exc.errors.values()))
+            return
+        dialog.accept()
+        self.context.events.notify.emit(f"Saved the category “{info.name}”.", self._undo)
+        self.context.events.memories_changed.emit()
+
+    def merge_category(self) -> None:
+        source = self._category_info(self.selected_category())
+        if source is None or len(self.categories) < 2:
+            return
+        dialog = MergeCategoryDialog(self, source, self.categories)
+        dialog.submitted.connect(
+            lambda target: self.context.spawn(self._merge_category(dialog, source, target))
+        )
+        self._open_dialog(dialog)
+
+    async def _merge_category(
+        self, dialog: MergeCategoryDialog, source: CategoryInfo, target: str
+    ) -> None:
+        service = self.context.service
+        try:
+            moved = await self.context.call(service.merge_category, source.key, target)
+        except ValidationError as exc:
+            dialog.show_error("; ".join(exc.errors.values()))
+            return
+        dialog.accept()
+        into = self._category_info(target)
+        self.context.events.notify.emit(
+            f"Merged “{source.name}” into “{into.name if into else target}”: moved "
+            f"{plural(moved, 'memory', 'memories')}.",
+            self._undo,
+        )
+        self._select_category(target)
+        self.context.events.memories_changed.emit()
+
+    def _open_dialog(self, dialog: CategoryDialog | MergeCategoryDialog) -> None:
+        if self.category_dialog is not None:
+            self.category_dialog.close()
+        self.category_dialog = dialog
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda *_: self._dialog_closed(dialog))
+        dialog.open()
+
+    def _dialog_closed(self, dialog: QWidget) -> None:
+        if self.category_dialog is dialog:
+            self.category_dialog = None
+
+    def _select_category(self, key: str) -> None:
+        for index in range(self.category_list.topLevelItemCount()):
+            item = self.category_list.topLevelItem(index)
+            if item is not None and item.data(0, Qt.ItemDataRole.UserRole) == key:
+                self.category_list.setCurrentItem(item)
+                return
+
+    def _category_menu(self, position: Any) -> None:
+        item = self.category_list.itemAt(position)
+        if item is not None:
+            self.category_list.setCurrentItem(item)
+        menu = QMenu(self)
+        menu.addAction("Add Category…", self.add_category)
+        if self.selected_category() != ALL:
+            menu.addAction("Rename…", self.rename_category)
+            merge = menu.addAction("Merge Into…", self.merge_category)
+            merge.setEnabled(len(self.categories) > 1)
+        menu.popup(self.category_list.viewport().mapToGlobal(position))
+
     def _undo(self) -> None:
         self.context.spawn(self._undo_async())
 
     async def _undo_async(self) -> None:
-        ids = await self.context.call(self.context.service.undo)
+        service = self.context.service
+        if not await self.context.call(service.can_undo):
+            self.context.events.notify.emit("Nothing to undo.", None)
+            return
+        ids = await self.context.call(service.undo)
         self.context.events.notify.emit(
-            f"Undid the last change to {len(ids)} memories." if ids else "Nothing to undo.", None
+            f"Undid the last change to {plural(len(ids), 'memory', 'memories')}."
+            if ids
+            else "Undid the last change.",  # a category's: no memory changed
+            None,
         )
         self.context.events.memories_changed.emit()
 
@@ -565,6 +836,11 @@ class MemoriesView(View):
         menu.addAction(pin)
         menu.addAction(unpin)
         menu.addMenu(self.move_menu).setText("Move to")
+        statuses = {r.status for r in self.selected_records()}
+        if "active" in statuses:
+            menu.addAction("Archive", lambda: self.archive_selected(True))
+        if "archived" in statuses:
+            menu.addAction("Unarchive", lambda: self.archive_selected(False))
         menu.addSeparator()
         menu.addAction(delete)
         menu.popup(self.table.viewport().mapToGlobal(position))

@@ -1,5 +1,6 @@
-"""Settings: where the store lives, whether Claude Code uses this app, which extractor runs
-(and its key and model), which categories exist."""
+"""Settings: where the store lives, whether Claude Code uses this app, whether its new
+sessions are imported automatically, which extractor runs (and its key and model), which
+categories exist."""
 
 from __future__ import annotations
 
@@ -7,21 +8,33 @@ from itertools import pairwise
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHeaderView, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGroupBox,
+    QHeaderView,
+    QLabel,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from memory_app.domain.records import CategoryInfo
 from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractorError
 from memory_app.extract.claude_settings import ClaudeSettings
 from memory_app.extract.credentials import keyring_available, save_api_key
+from memory_app.gui.auto_import import set_auto_import, stored_choice
+from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
 from memory_app.gui.extractor_choice import CHOICES, build_extractor, claude_settings, current_key
 from memory_app.gui.forms.ui_settings_view import Ui_SettingsForm
+from memory_app.gui.maintenance_scheduler import SETTLE_SECONDS, STARTUP_IMPORT_LIMIT
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.claude_code_setup import ClaudeCodePanel
 from memory_app.gui.widgets.scroll_page import scroll_page
+from memory_app.gui.widgets.welcome import home_relative
+from memory_app.ingest import claude_projects_dir
 from memory_app.service import claude_judge_for
 
-ERROR_STYLE = "color: #c62828;"
 AUTO_POLICY = "newer_if_confident"
 CATEGORIES_MIN_HEIGHT = 180  # the list scrolls with the page rather than shrink to a line
 SOURCES = {"environment": "ANTHROPIC_API_KEY", "keyring": "the system keyring", "typed": "above"}
@@ -44,8 +57,14 @@ class SettingsView(View):
         layout.addWidget(self.scroll_area)
         self.claude_code = ClaudeCodePanel(context, self.page)
         self.ui.outerLayout.insertWidget(1, self.claude_code)  # after Storage
-        # Made after the form, the section would come last when tabbing: put it in place.
-        chain = [self.ui.database, *self.claude_code.focus_chain(), self.ui.extractorChoice]
+        self.ui.outerLayout.insertWidget(2, self._build_importing())
+        # Made after the form, the sections would come last when tabbing: put them in place.
+        chain = [
+            self.ui.database,
+            *self.claude_code.focus_chain(),
+            self.auto_import,
+            self.ui.extractorChoice,
+        ]
         for first, second in pairwise(chain):
             QWidget.setTabOrder(first, second)
         self.ui.categories.setMinimumHeight(CATEGORIES_MIN_HEIGHT)
@@ -85,6 +104,44 @@ class SettingsView(View):
         self.apply_auto_resolve(auto)
         self.apply_extractor(quiet=True)
 
+    # -- importing --------------------------------------------------------------------
+
+    def _build_importing(self) -> QGroupBox:
+        """Whether new Claude Code sessions are imported without asking (first asked on
+        the welcome page; off until the person says yes)."""
+        group = QGroupBox("Importing", self.page)
+        group.setObjectName("importingGroup")
+        self.auto_import = QCheckBox("Import &new Claude Code sessions automatically", group)
+        self.auto_import.setObjectName("autoImport")
+        self.auto_import.setChecked(stored_choice(self.context.settings) is True)
+        self.auto_import.toggled.connect(self.apply_auto_import)
+        self.auto_import_hint = QLabel(
+            f"When Memory Curator starts and while it is open, sessions in "
+            f"{home_relative(claude_projects_dir())} that have been quiet for "
+            f"{round(SETTLE_SECONDS / 60)} minutes are imported, at most "
+            f"{STARTUP_IMPORT_LIMIT} at a time. Off: import them from Sources yourself.",
+            group,
+        )
+        self.auto_import_hint.setObjectName("autoImportHint")
+        self.auto_import_hint.setWordWrap(True)
+        self.auto_import_hint.setMinimumWidth(360)
+        column = QVBoxLayout(group)
+        column.addWidget(self.auto_import)
+        column.addWidget(self.auto_import_hint)
+        self.context.events.auto_import_changed.connect(self._auto_import_changed)
+        return group
+
+    def apply_auto_import(self, on: bool) -> None:
+        """The person's answer: switching it on looks for new sessions at once."""
+        set_auto_import(self.context, on, import_now=True)
+
+    def _auto_import_changed(self, on: bool, _import_now: bool) -> None:
+        """Answered on the welcome page (or settled on the first start): show it."""
+        if self.auto_import.isChecked() != on:
+            self.auto_import.blockSignals(True)
+            self.auto_import.setChecked(on)
+            self.auto_import.blockSignals(False)
+
     # -- extractor --------------------------------------------------------------------
 
     def choice(self) -> str:
@@ -98,7 +155,7 @@ class SettingsView(View):
         try:
             extractor = build_extractor(self.choice(), self.ui.apiKey.text(), self.ui.model.text())
         except (ExtractorError, ValueError) as exc:
-            self.ui.keySource.setStyleSheet(ERROR_STYLE)
+            self.ui.keySource.setStyleSheet(text_style(ERROR, self.palette()))
             self.ui.keySource.setText(f"{exc}. Using the offline extractor meanwhile.")
             self.context.service.extractor = build_extractor("offline", "", "")
             self.context.service.conflict_judge = None
@@ -141,7 +198,7 @@ class SettingsView(View):
         try:
             await self.context.call(save_api_key, typed)
         except Exception as exc:  # keyring backends fail in many ways; say so, lose nothing
-            self.ui.keySource.setStyleSheet(ERROR_STYLE)
+            self.ui.keySource.setStyleSheet(text_style(ERROR, self.palette()))
             self.ui.keySource.setText(f"Could not save the key in the keyring: {exc}")
             return
         self.ui.apiKey.clear()
@@ -151,7 +208,7 @@ class SettingsView(View):
     def test_connection(self) -> None:
         key = current_key(self.ui.apiKey.text())
         if key is None:
-            self.ui.connectionResult.setStyleSheet(ERROR_STYLE)
+            self.ui.connectionResult.setStyleSheet(text_style(ERROR, self.palette()))
             self.ui.connectionResult.setText("No API key to test.")
             return
         self.ui.testConnection.setEnabled(False)
@@ -166,7 +223,9 @@ class SettingsView(View):
             result = await self.context.call(check_connection, key, settings)
         finally:
             self.ui.testConnection.setEnabled(True)
-        self.ui.connectionResult.setStyleSheet("" if result.ok else ERROR_STYLE)
+        self.ui.connectionResult.setStyleSheet(
+            "" if result.ok else text_style(ERROR, self.palette())
+        )
         if result.ok:
             self.ui.connectionResult.setText(
                 f"Connected: {result.model} answered in {result.latency_ms} ms."
@@ -182,6 +241,8 @@ class SettingsView(View):
             QDesktopServices.openUrl(QUrl.fromLocalFile(str(path.parent)))
 
     async def reload(self) -> None:
+        # Settled on the first start after this view was made (an existing store says yes).
+        self._auto_import_changed(stored_choice(self.context.settings) is True, False)
         self.show_categories(await self.context.call(self.context.service.categories))
         await self.claude_code.refresh()
 

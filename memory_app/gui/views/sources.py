@@ -63,6 +63,7 @@ from memory_app.domain.records import (
 )
 from memory_app.domain.redaction import removed_secrets
 from memory_app.extract.base import ExtractorError
+from memory_app.extract.credentials import find_api_key
 from memory_app.gui.context import AppContext
 from memory_app.gui.extractor_choice import claude_extractor
 from memory_app.gui.models.resource_table_model import (
@@ -96,6 +97,13 @@ _REDACTION = re.compile(r"\[REDACTED:[^\]\s]{1,64}\]")
 _PROBLEM = re.compile(r"^(?P<where>.*?:\d+): (?P<message>.*)$", re.S)
 _CATEGORY_NAMES = {c.key: c.name for c in DEFAULT_CATEGORIES}
 _SETTINGS_FOLDER = "sources/lastFolder"
+_EXTRACT_TIP = (
+    "Let Claude read the selected conversation again: new memories are added, "
+    "known ones reinforced (needs an Anthropic API key)"
+)
+_NO_KEY_TIP = (
+    "Needs an Anthropic API key: set ANTHROPIC_API_KEY, or save a key in Settings > Extractor"
+)
 _SETTINGS_SPLITTER = "sources/splitter"
 
 
@@ -567,6 +575,7 @@ class SourcesView(View):
         self._columns_fitted = False
         self._import_serial = 0
         self._bridge: _ProgressBridge | None = None
+        self._claude_key = False  # a key in the environment or keyring (looked up on reload)
         self.last_report: ImportReport | None = None
 
         self._build()
@@ -588,10 +597,8 @@ class SourcesView(View):
         )
         self.import_folder_button.clicked.connect(self.import_folder)
         self.extract_button = QPushButton("Extract with Claude", self)
-        self.extract_button.setToolTip(
-            "Let Claude read the selected conversation again: new memories are added, "
-            "known ones reinforced (needs an Anthropic API key)"
-        )
+        self.extract_button.setObjectName("extractWithClaude")
+        self.extract_button.setToolTip(_EXTRACT_TIP)
         self.extract_button.clicked.connect(self.extract_with_claude)
         self.extract_button.setEnabled(False)
         self.retry_button = QPushButton("Retry Extraction", self)
@@ -632,7 +639,7 @@ class SourcesView(View):
         # Left: filter and list.
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setObjectName("sourceFilter")
-        self.filter_edit.setPlaceholderText("Filter by title, project or branch")
+        self.filter_edit.setPlaceholderText("Filter by title, project, branch or file")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
         self.filter_edit.textChanged.connect(self._update_count)
@@ -761,7 +768,11 @@ class SourcesView(View):
 
     async def reload(self) -> None:
         records = await self.context.call(self._fetch_resources, self.context.service)
+        # The keyring may be slow to answer: asked on the worker, each time the view loads
+        # (a key saved in Settings meanwhile counts on the way back).
+        self._claude_key = await self.context.call(lambda: find_api_key() is not None)
         self.show_resources(records)
+        self._update_extract_button()
 
     def show_resources(self, records: list[ResourceRecord]) -> None:
         """Show these conversations, keeping the selection (or going to a navigation target)."""
@@ -863,7 +874,7 @@ class SourcesView(View):
         if self._resetting:
             return
         record = self.selected_resource()
-        self.extract_button.setEnabled(record is not None and not self.importing)
+        self._update_extract_button()
         self._show_retry(record)
         # Nothing selected (the filter hid the row): the reader keeps what it shows.
         if record is not None and record.id != self._reader_id:
@@ -1055,6 +1066,18 @@ class SourcesView(View):
         work = _reextract_work(self.context.service, [resource_id], "Extracting conversation")
         return self.context.spawn(self._import([], work=work, label="Retrying extraction"))
 
+    def claude_available(self) -> bool:
+        """Claude can be asked: it is the extractor in use, or a key is set."""
+        return getattr(self.context.service.extractor, "name", "") == "claude" or self._claude_key
+
+    def _update_extract_button(self) -> None:
+        """Enabled for a selected conversation when Claude can be asked and nothing runs;
+        without a key the tooltip says what is missing."""
+        ready = self.claude_available()
+        chosen = hasattr(self, "table") and self.selected_resource() is not None
+        self.extract_button.setEnabled(ready and chosen and not self.importing)
+        self.extract_button.setToolTip(_EXTRACT_TIP if ready else _NO_KEY_TIP)
+
     def _show_retry(self, record: ResourceRecord | None) -> None:
         self.retry_button.setVisible(record is not None and record.status == "pending")
         self.retry_button.setEnabled(not self.importing)
@@ -1129,8 +1152,7 @@ class SourcesView(View):
         for widget in (self.progress_label, self.progress_bar, self.cancel_button):
             widget.setVisible(running)
         self.cancel_button.setEnabled(running)
-        chosen = hasattr(self, "table") and self.selected_resource() is not None
-        self.extract_button.setEnabled(not running and chosen)
+        self._update_extract_button()
         self.retry_button.setEnabled(not running)
         if not running:
             self.progress_label.clear()

@@ -19,6 +19,7 @@ from PySide6.QtGui import QColor, QFontDatabase, QPalette
 from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.domain.maintenance import ProposedChange
 from memory_app.domain.textdiff import word_differences
+from memory_app.gui.colours import muted_colour
 from memory_app.gui.widgets.diff_dialog import ADDED, REMOVED
 
 CATEGORY_NAMES = {c.key: c.name for c in DEFAULT_CATEGORIES}
@@ -73,7 +74,7 @@ class PreviewColours:
         box.setAlphaF(0.05)
         return cls(
             text=text.name(),
-            muted=palette.color(QPalette.ColorRole.PlaceholderText).name(),
+            muted=muted_colour(palette).name(),
             added=_mix(base, ADDED),
             removed=_mix(base, REMOVED),
             differs=_mix(base, highlight),

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QBrush, QFont, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_app.domain.maintenance import CHANGE_KINDS, CHANGE_TITLES, ProposedChange
+from memory_app.gui.colours import SUCCESS, text_colour
 from memory_app.gui.widgets.change_preview import DECISION_WORDS, PreviewColours, change_html
 from memory_app.gui.widgets.empty_state import EmptyState
 from memory_app.gui.widgets.tree_items import child_items, top_level_items
@@ -42,8 +43,6 @@ GROUP_TITLES = {
     "compress": "Compress into the category summary",
     "mark_invalid": "Mark invalid",
 }
-# Green for "accepted", darker on a light palette and lighter on a dark one.
-ACCEPTED_ON_LIGHT, ACCEPTED_ON_DARK = QColor("#2e7d32"), QColor("#81c784")
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
@@ -166,8 +165,8 @@ class ChangesetPanel(QWidget):
         self.pages.addWidget(self.empty)
         self.pages.setCurrentWidget(self.empty)
 
-        self._shortcut("A", lambda: self.decide_selected("accepted"))
-        self._shortcut("R", lambda: self.decide_selected("rejected"))
+        self._shortcut("A", lambda: self.decide_selected("accepted"), "Accept the selected changes")
+        self._shortcut("R", lambda: self.decide_selected("rejected"), "Reject the selected changes")
         self._update_buttons()
 
     def _button(self, text: str, tip: str) -> QPushButton:
@@ -175,9 +174,10 @@ class ChangesetPanel(QWidget):
         button.setToolTip(tip)
         return button
 
-    def _shortcut(self, keys: str, slot: Callable[[], object]) -> None:
+    def _shortcut(self, keys: str, slot: Callable[[], object], what: str) -> None:
         # Scoped to the list: a letter typed elsewhere in the view means nothing here.
         shortcut = QShortcut(QKeySequence(keys), self.tree)
+        shortcut.setWhatsThis(f"{what} (in the list)")  # listed in Help > Keyboard Shortcuts
         shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
         shortcut.activated.connect(slot)
 
@@ -247,8 +247,7 @@ class ChangesetPanel(QWidget):
         row.setText(DECISION, DECISION_WORDS.get(decision, decision))
         palette = self.tree.palette()
         if decision == "accepted":
-            dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
-            colour = ACCEPTED_ON_DARK if dark else ACCEPTED_ON_LIGHT
+            colour = text_colour(SUCCESS, palette)  # green, readable on this palette
         elif decision == "rejected":
             colour = palette.color(QPalette.ColorRole.PlaceholderText)
         else:

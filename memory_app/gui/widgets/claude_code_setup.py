@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
 from memory_app.gui.widgets.welcome import home_relative
 from memory_app.hooks.settings_file import SettingsFileError
@@ -37,7 +38,6 @@ from memory_app.hooks.setup import (
     setup_uninstall,
 )
 
-ERROR_STYLE = "color: #c62828;"  # as Settings shows its errors
 PARTS = ("hooks", "mcp", "command")
 
 INTRO = "In Claude Code's user settings, so every project of yours uses them:"
@@ -202,7 +202,7 @@ class ClaudeCodePanel(QGroupBox):
         self.remove_button.setEnabled(not self._busy and anything)
 
     def _say(self, text: str, *, error: bool = False) -> None:
-        self.message.setStyleSheet(ERROR_STYLE if error else "")
+        self.message.setStyleSheet(text_style(ERROR, self.palette()) if error else "")
         self.message.setText(text)
 
     # -- actions ----------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtGui import QColor, QFontDatabase, QPalette, QTextCharFormat, QTextFormat
+from PySide6.QtGui import QColor, QFontDatabase, QTextCharFormat, QTextFormat
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memory_app.gui.colours import muted_style
 from memory_app.retrieval.claude_md_export import ClaudeMdExport
 
 # Translucent tints read on light and dark palettes alike (text keeps the palette colour).
@@ -102,8 +103,7 @@ class DiffDialog(QDialog):
             self,
         )
         self.note.setWordWrap(True)
-        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
-        self.note.setStyleSheet(f"color: {muted};")
+        self.note.setStyleSheet(muted_style(self.palette()))
         self.diff_view = DiffView(self)
         self.diff_view.show_diff(export.diff())
         self.buttons = QDialogButtonBox(self)

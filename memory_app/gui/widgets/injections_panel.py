@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import InjectedMemory, InjectionRecord
+from memory_app.gui.colours import SUCCESS, WARNING, text_colour
 from memory_app.gui.context import AppContext
 from memory_app.gui.times import full_time
 from memory_app.gui.widgets.diff_dialog import plural
@@ -71,12 +72,9 @@ VERDICT_TIPS = {
     "reused": "Still in the conversation from an earlier prompt on the same topic: not "
     "given again, not judged.",
 }
-# Cited green and ignored amber, darker on a light palette and lighter on a dark one; the
-# verdict is always written out too, so the colour only helps the eye.
-VERDICT_COLOURS = {
-    "cited": (QColor("#2e7d32"), QColor("#81c784")),
-    "ignored": (QColor("#a35200"), QColor("#ffb74d")),
-}
+# Cited green and ignored amber, readable on the palette (colours.py); the verdict is
+# always written out too, so the colour only helps the eye.
+VERDICT_COLOURS = {"cited": SUCCESS, "ignored": WARNING}
 NO_PROMPT_TIP = (
     "The hook never writes a prompt down. It is shown here once this session's "
     "conversation has been imported (Sources)."
@@ -421,9 +419,7 @@ class InjectionsPanel(QWidget):
     def _verdict_colour(self, verdict: str) -> QColor:
         palette = self.memories.palette()
         if verdict in VERDICT_COLOURS:
-            dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
-            on_light, on_dark = VERDICT_COLOURS[verdict]
-            return on_dark if dark else on_light
+            return text_colour(VERDICT_COLOURS[verdict], palette)
         return palette.color(QPalette.ColorRole.PlaceholderText)
 
     def _muted_brush(self) -> QBrush:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QPalette
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from memory_app.domain.humanize import relative_time
 from memory_app.domain.maintenance import JOB_DESCRIPTIONS, JOB_KINDS, JOB_TITLES, Schedule
+from memory_app.gui.colours import muted_style
 from memory_app.gui.times import full_time, upcoming_time
 from memory_app.operations.maintenance import JobStatus
 
@@ -81,10 +82,10 @@ class SchedulePanel(QGroupBox):
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(4)
         headers = ("Job", "Every", "Changes", "Last run", "Next run")
-        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        muted = muted_style(self.palette())
         for column, text in enumerate(headers):
             header = QLabel(text, self)
-            header.setStyleSheet(f"color: {muted};")
+            header.setStyleSheet(muted)
             grid.addWidget(header, 0, column)
         for line, kind in enumerate(JOB_KINDS, start=1):
             row = self._build_row(kind)

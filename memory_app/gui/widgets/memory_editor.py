@@ -1,4 +1,5 @@
-"""The memory editor pane: fields, inline validation errors, source and history."""
+"""The memory editor pane: fields, inline validation errors, archive, source and
+history."""
 
 from __future__ import annotations
 
@@ -10,14 +11,22 @@ from PySide6.QtCore import QDateTime, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QWidget
 
-from memory_app.domain.records import AuditRecord, CategoryInfo, MemoryRecord
+from memory_app.domain.categories import MEMORY_TYPES
+from memory_app.domain.records import SCOPES, AuditRecord, CategoryInfo, MemoryRecord
+from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.forms.ui_memory_editor import Ui_MemoryEditorForm
 
-ERROR_STYLE = "color: #c62828;"
+NOTHING_SELECTED = "Select a memory to edit it."
+SCOPE_NAMES = {"session": "This session", "project": "This project", "global": "Everywhere"}
+# What the Archive button does for a memory in each status (hidden for the others).
+ARCHIVE_ACTIONS = {"active": "&Archive", "archived": "Un&archive"}
 _FIELD_ERRORS = {
     "content": "contentError",
     "category": "categoryError",
     "confidence": "confidenceError",
+    "type": "typeError",
+    "importance": "importanceError",
+    "scope": "scopeError",
     "tags": "tagsError",
     "valid_from": "validityError",
     "valid_until": "validityError",
@@ -66,10 +75,12 @@ class MemoryEditor(QWidget):
 
     Signals:
         save_requested(int, dict): the person asked to save these changes to this item.
+        archive_requested(int, bool): archive (True) or unarchive (False) this item.
         source_requested(object): (resource_id, turn_start, turn_end) to open in Sources.
     """
 
     save_requested = Signal(int, dict)
+    archive_requested = Signal(int, bool)
     source_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -79,9 +90,14 @@ class MemoryEditor(QWidget):
         self.record: MemoryRecord | None = None
         for label in set(_FIELD_ERRORS.values()):
             error: QLabel = getattr(self.ui, label)
-            error.setStyleSheet(ERROR_STYLE)
+            error.setStyleSheet(text_style(ERROR, self.palette()))
             error.hide()
+        for memory_type in MEMORY_TYPES:
+            self.ui.type.addItem(memory_type.capitalize(), memory_type)
+        for scope in SCOPES:
+            self.ui.scope.addItem(SCOPE_NAMES.get(scope, scope), scope)
         self.ui.save.clicked.connect(self.request_save)
+        self.ui.archive.clicked.connect(self.request_archive)
         self.ui.revert.clicked.connect(self.revert)
         self.ui.source.linkActivated.connect(self._open_source)
         self.ui.hasValidFrom.toggled.connect(self.ui.validFrom.setEnabled)
@@ -104,7 +120,7 @@ class MemoryEditor(QWidget):
 
     # -- showing ----------------------------------------------------------------------
 
-    def show_nothing(self, text: str = "Select a memory to edit it.") -> None:
+    def show_nothing(self, text: str = NOTHING_SELECTED) -> None:
         self.record = None
         self.ui.heading.setText(f"<i>{text}</i>")
         self._set_enabled(False)
@@ -113,6 +129,7 @@ class MemoryEditor(QWidget):
         self.ui.source.setText("—")
         self.ui.usage.setText("")
         self.ui.history.clear()
+        self.ui.archive.hide()
         self.clear_errors()
 
     def show_record(self, record: MemoryRecord, history: Sequence[AuditRecord] = ()) -> None:
@@ -123,6 +140,9 @@ class MemoryEditor(QWidget):
         self.ui.content.setPlainText(record.content)
         self.ui.category.setCurrentIndex(max(0, self.ui.category.findData(record.category)))
         self.ui.confidence.setValue(record.confidence)
+        self._choose(self.ui.type, record.type)
+        self.ui.importance.setValue(record.importance)
+        self._choose(self.ui.scope, record.scope)
         self.ui.tags.setText(", ".join(record.tags))
         self.ui.pinned.setChecked(record.pinned)
         for box, edit, value in (
@@ -136,9 +156,43 @@ class MemoryEditor(QWidget):
         self.ui.usage.setText(
             usage_text(record.injected_count, record.cited_count, record.ignored_count)
         )
+        self.show_history(history)
+        archive = ARCHIVE_ACTIONS.get(record.status)
+        self.ui.archive.setVisible(archive is not None)
+        self.ui.archive.setText(archive or "")
+        self.ui.archive.setToolTip(
+            "Bring this memory back into use (undo with Ctrl+Z)"
+            if record.status == "archived"
+            else "Put this memory away: kept, but out of search, context and the counts "
+            "(undo with Ctrl+Z)"
+        )
+        self.clear_errors()
+
+    def refresh(self, record: MemoryRecord, history: Sequence[AuditRecord]) -> None:
+        """Show the memory as the store has it now; while the person has unsaved edits
+        to it, only its history changes, so typing is never lost."""
+        if self.record is not None and self.record.id == record.id and self.changes():
+            self.show_history(history)
+            return
+        self.show_record(record, history)
+
+    def show_history(self, history: Sequence[AuditRecord]) -> None:
         self.ui.history.clear()
         self.ui.history.addItems([describe_event(e) for e in history])
-        self.clear_errors()
+        self.ui.history.scrollToBottom()
+
+    def history_lines(self) -> list[str]:
+        return [self.ui.history.item(i).text() for i in range(self.ui.history.count())]
+
+    @staticmethod
+    def _choose(combo: Any, value: str) -> None:
+        """Select `value` in a combo box, adding it when it is not one of the choices
+        (a type an older version stored), so showing a memory never changes it."""
+        index = combo.findData(value)
+        if index < 0:
+            combo.addItem(value, value)
+            index = combo.count() - 1
+        combo.setCurrentIndex(index)
 
     @staticmethod
     def _source_text(record: MemoryRecord) -> str:
@@ -161,12 +215,16 @@ class MemoryEditor(QWidget):
             self.ui.content,
             self.ui.category,
             self.ui.confidence,
+            self.ui.type,
+            self.ui.importance,
+            self.ui.scope,
             self.ui.tags,
             self.ui.pinned,
             self.ui.hasValidFrom,
             self.ui.hasValidUntil,
             self.ui.save,
             self.ui.revert,
+            self.ui.archive,
         ):
             widget.setEnabled(enabled)
         if not enabled:
@@ -191,6 +249,9 @@ class MemoryEditor(QWidget):
             "content": self.ui.content.toPlainText().strip(),
             "category": self.ui.category.currentData(),
             "confidence": round(self.ui.confidence.value(), 2),
+            "type": self.ui.type.currentData(),
+            "importance": round(self.ui.importance.value(), 2),
+            "scope": self.ui.scope.currentData(),
             "tags": sorted(set(tags)),
             "pinned": self.ui.pinned.isChecked(),
             "valid_from": valid_from,
@@ -200,6 +261,9 @@ class MemoryEditor(QWidget):
             "content": record.content,
             "category": record.category,
             "confidence": round(record.confidence, 2),
+            "type": record.type,
+            "importance": round(record.importance, 2),
+            "scope": record.scope,
             "tags": sorted(record.tags),
             "pinned": record.pinned,
             "valid_from": _rounded(record.valid_from),
@@ -216,9 +280,13 @@ class MemoryEditor(QWidget):
             return
         self.save_requested.emit(self.record.id, changes)
 
+    def request_archive(self) -> None:
+        if self.record is not None and self.record.status in ARCHIVE_ACTIONS:
+            self.archive_requested.emit(self.record.id, self.record.status == "active")
+
     def revert(self) -> None:
         if self.record is not None:
-            history = [self.ui.history.item(i).text() for i in range(self.ui.history.count())]
+            history = self.history_lines()
             self.show_record(self.record)
             self.ui.history.addItems(history)
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -24,11 +24,11 @@ from PySide6.QtWidgets import (
 from memory_app.domain.humanize import relative_time
 from memory_app.domain.maintenance import JOB_TITLES
 from memory_app.domain.records import MaintenanceRunRecord
+from memory_app.gui.colours import ERROR, muted_colour, muted_style, text_colour
 from memory_app.gui.times import full_time
 
 JOB, STATUS, STARTED, RESULT = range(4)
 RUN_ROLE = Qt.ItemDataRole.UserRole
-ERROR_COLOUR = QColor("#c62828")
 RUN_TITLES = {
     **JOB_TITLES,
     "apply": "Reviewed changes applied",
@@ -138,8 +138,7 @@ class RunLog(QWidget):
         self.empty.setObjectName("maintenanceLogEmpty")
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
-        self.empty.setStyleSheet(f"color: {muted}; padding: 16px;")
+        self.empty.setStyleSheet(f"{muted_style(self.palette())} padding: 16px;")
         holder = QWidget(self)
         self.pages = QStackedLayout(holder)
         self.pages.addWidget(self.empty)
@@ -154,7 +153,7 @@ class RunLog(QWidget):
         selected = self.selected_run()
         self.runs, self.undone = list(runs), undone
         self.tree.clear()
-        muted = QBrush(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        muted = QBrush(muted_colour(self.tree.palette()))
         for run in runs:
             row = self._row(run, muted)
             self.tree.addTopLevelItem(row)
@@ -184,7 +183,7 @@ class RunLog(QWidget):
         row.setToolTip(RESULT, details or "No figures")
         if run.status == "error":
             for column in (STATUS, RESULT):
-                row.setForeground(column, QBrush(ERROR_COLOUR))
+                row.setForeground(column, QBrush(text_colour(ERROR, self.tree.palette())))
         elif run.dry_run or run.status == "cancelled":
             row.setForeground(STATUS, muted)
         return row

@@ -1,12 +1,21 @@
-"""The status indicator of seed 000 §7.1: a coloured dot and a word, always visible."""
+"""The status bar's left side: the indicator of seed 000 §7.1 (a coloured dot and a word,
+always visible) and the counts beside it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
+from memory_app.domain.humanize import plural, relative_time
+from memory_app.domain.records import Stats
 from memory_app.gui.context import StatusModel
+
+# How often "last import 5 min ago" is said again: it must not say "just now" an hour later.
+AGE_REFRESH_MS = 30_000
 
 COLOURS = {
     StatusModel.READY: QColor("#2e9d4f"),
@@ -82,3 +91,38 @@ class StatusIndicator(QWidget):
         if event.button() == Qt.MouseButton.LeftButton:
             self.details_requested.emit()
         super().mouseReleaseEvent(event)
+
+
+def counts_text(stats: Stats, now: datetime | None = None) -> str:
+    """ "1,204 memories · last import 13 min ago" (the time relative to `now`)."""
+    return (
+        f"{plural(stats.items, 'memory', 'memories')} · "
+        f"last import {relative_time(stats.last_memorized, now)}"
+    )
+
+
+class CountsLabel(QLabel):
+    """The counts beside the indicator; the time of the last import ages as time passes.
+
+    `show_stats()` sets what is counted; a timer says the time again every
+    `AGE_REFRESH_MS`, from `clock` (replaced in tests to move time on).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("counts")
+        self.stats: Stats | None = None
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self.timer = QTimer(self)
+        self.timer.setInterval(AGE_REFRESH_MS)
+        self.timer.timeout.connect(self.refresh)
+
+    def show_stats(self, stats: Stats) -> None:
+        self.stats = stats
+        self.refresh()
+        if not self.timer.isActive():
+            self.timer.start()
+
+    def refresh(self) -> None:
+        if self.stats is not None:
+            self.setText(counts_text(self.stats, self.clock()))

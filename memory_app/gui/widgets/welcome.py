@@ -2,7 +2,9 @@
 
 Shown while the store is empty. It offers Claude Code's history folder when there is one
 (with how many sessions it holds), file and folder imports otherwise, and explains the two
-extractors with the one in use marked.
+extractors with the one in use marked. Nothing is imported until the person asks: the
+Claude Code import is also where they say whether new sessions should keep being imported
+automatically (`auto_import.py`; Settings can change it later).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPaintEvent, QPalette, QPen, QShowEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QFrame,
     QGridLayout,
     QHBoxLayout,
@@ -26,6 +29,8 @@ from PySide6.QtWidgets import (
 )
 
 from memory_app.assets import APP_ICON_NAME, icon_path
+from memory_app.gui.auto_import import set_auto_import, stored_choice
+from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
 from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.ingest import claude_projects_dir
@@ -34,7 +39,6 @@ COLUMN_WIDTH = 560  # a readable line; the column narrows with the window, never
 ICON_SIZE = 64
 SESSION_LIMIT = 20_000  # counting stops here ("20,000+ sessions"): a first look, not a census
 IMPORT_JOBS = ("import", "startup-import")  # what the panel's Cancel stops
-ERROR_STYLE = "color: #c62828;"  # as Settings shows its errors
 
 INTRO = (
     "Memory Curator keeps what your AI coding assistant should remember: your "
@@ -52,6 +56,11 @@ CLAUDE_TEXT = (
     "conversation text is sent; it costs tokens, which the dashboard shows."
 )
 READERS = {"offline": "the offline extractor", "claude": "Claude"}  # as Settings says it
+KEEP_IMPORTING = "&Keep importing new sessions automatically"
+KEEP_IMPORTING_TIP = (
+    "When Memory Curator starts and while it is open, Claude Code sessions that have "
+    "been quiet for a few minutes are imported. Change it later in Settings."
+)
 
 
 # -- what is on disk (no Qt) ------------------------------------------------------------------
@@ -265,6 +274,7 @@ class WelcomePanel(QWidget):
         self.show_history(None)
         self.show_extractor()
         context.status.changed.connect(self._status_changed)
+        context.events.auto_import_changed.connect(self._auto_import_changed)
         self._status_changed()
 
     def _build_header(self, layout: QVBoxLayout) -> None:
@@ -295,6 +305,11 @@ class WelcomePanel(QWidget):
         self.history_button.setObjectName("importHistoryButton")
         self.history_button.clicked.connect(self._import_history)
         self.history_note = _caption("historyNote", self.column)
+        # Said with the import above: until then nothing is imported automatically.
+        self.keep_importing = QCheckBox(KEEP_IMPORTING, self.column)
+        self.keep_importing.setObjectName("keepImporting")
+        self.keep_importing.setToolTip(KEEP_IMPORTING_TIP)
+        self.keep_importing.setChecked(stored_choice(self.context.settings) is not False)
         self.files_button = QPushButton("Import Fi&le…", self.column)
         self.files_button.setObjectName("importFileButton")
         self.files_button.setToolTip("Claude Code sessions (.jsonl), text or Markdown files")
@@ -339,6 +354,7 @@ class WelcomePanel(QWidget):
 
         layout.addWidget(self.history_button, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addWidget(self.history_note)
+        layout.addWidget(self.keep_importing, 0, Qt.AlignmentFlag.AlignHCenter)
         layout.addSpacing(4)
         layout.addLayout(others)
         layout.addWidget(self.progress_row)
@@ -393,6 +409,7 @@ class WelcomePanel(QWidget):
         self.history = history
         offered = history is not None and history.sessions > 0
         self.history_button.setVisible(offered)
+        self.keep_importing.setVisible(offered)
         self.history_note.setText(describe_history(history) if history is not None else "")
         self.history_note.setVisible(history is not None)
         if offered:
@@ -430,11 +447,17 @@ class WelcomePanel(QWidget):
         self.context.events.import_requested.emit(request)
 
     def _import_history(self) -> None:
+        """Import the whole history, and say whether new sessions keep coming in (the
+        scheduler need not look now: this import takes them all)."""
         if self.history is not None and self.history.sessions:
+            set_auto_import(self.context, self.keep_importing.isChecked(), import_now=False)
             self.request_import([self.history.folder])
 
     def open_settings(self) -> None:
         self.context.events.navigate.emit("settings", None)
+
+    def _auto_import_changed(self, on: bool, _import_now: bool) -> None:
+        self.keep_importing.setChecked(on)  # answered here, or in Settings meanwhile
 
     def cancel_import(self) -> None:
         for kind in IMPORT_JOBS:
@@ -449,6 +472,7 @@ class WelcomePanel(QWidget):
         importing = status.state == status.PROCESSING and not status.maintenance
         for button in self.import_buttons:
             button.setEnabled(not importing)
+        self.keep_importing.setEnabled(not importing)
         if importing:
             if not self._following_import:
                 self._following_import = True
@@ -472,7 +496,9 @@ class WelcomePanel(QWidget):
             self._following_import = False
             message = status.message or ""
             self.outcome.setText(message)
-            self.outcome.setStyleSheet("" if status.state == status.READY else ERROR_STYLE)
+            self.outcome.setStyleSheet(
+                "" if status.state == status.READY else text_style(ERROR, self.palette())
+            )
             self.outcome.setVisible(bool(message))
 
     # -- Qt ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from typing import Protocol
 from sqlalchemy import Connection, Engine
 
 from memory_app.store.errors import StoreError
+from memory_app.store.search_match import CompiledSearch
 
 
 class Dialect(Protocol):
@@ -49,6 +50,20 @@ class Dialect(Protocol):
         match_any: bool = False,
     ) -> list[tuple[int, float]]:
         """Item ids best first, with their relevance (higher is better)."""
+        ...
+
+    def search_items(
+        self,
+        conn: Connection,
+        search: CompiledSearch,
+        *,
+        limit: int,
+        offset: int = 0,
+        category: str | None = None,
+        statuses: tuple[str, ...] = ("active",),
+    ) -> list[tuple[int, float]]:
+        """Item ids for a query in the search syntax, best first with their relevance;
+        newest first with relevance 0 when it has no words to rank by."""
         ...
 
     def search_resource_ids(self, conn: Connection, query: str, *, limit: int) -> list[int]: ...

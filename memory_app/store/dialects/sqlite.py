@@ -39,6 +39,7 @@ from memory_app.store.file_modes import (
     tighten_folder,
 )
 from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS, match_expression
+from memory_app.store.search_match import CompiledSearch
 from memory_app.store.sqlite_driver import sqlite_connection
 from memory_app.store.term_stats import TOKENIZER, VOCAB_TABLE
 
@@ -375,20 +376,57 @@ class SqliteDialect:
         statuses: tuple[str, ...] = ("active",),
         match_any: bool = False,
     ) -> list[tuple[int, float]]:
-        params: dict[str, Any] = {
-            "q": match_expression(query, match_any=match_any, columns=TABLE_COLUMNS),
-            "limit": limit,
-            "offset": offset,
-        }
-        where = []
-        if category is not None:
-            where.append("m.category = :category")
-            params["category"] = category
-        if statuses:
-            names = [f":s{i}" for i in range(len(statuses))]
-            where.append(f"m.status IN ({', '.join(names)})")
-            params.update({f"s{i}": s for i, s in enumerate(statuses)})
-        filters = "".join(f" AND {w}" for w in where)
+        match = match_expression(query, match_any=match_any, columns=TABLE_COLUMNS)
+        return self._ranked_items(
+            conn, match, [], {}, limit=limit, offset=offset, category=category, statuses=statuses
+        )
+
+    def search_items(
+        self,
+        conn: Connection,
+        search: CompiledSearch,
+        *,
+        limit: int,
+        offset: int = 0,
+        category: str | None = None,
+        statuses: tuple[str, ...] = ("active",),
+    ) -> list[tuple[int, float]]:
+        where = [sql for sql, _ in search.conditions("m")]
+        params = {k: v for _, values in search.conditions("m") for k, v in values.items()}
+        if search.match is not None:
+            return self._ranked_items(
+                conn,
+                search.match,
+                where,
+                params,
+                limit=limit,
+                offset=offset,
+                category=category,
+                statuses=statuses,
+            )
+        # Only exclusions and filters: nothing to rank by, so the newest first.
+        filters = _item_filters(where, params, category, statuses)
+        sql = (
+            f"SELECT m.id FROM memory_item AS m WHERE 1 = 1{filters} "
+            "ORDER BY m.extracted_at DESC, m.id DESC LIMIT :limit OFFSET :offset"
+        )
+        rows = conn.execute(text(sql), {**params, "limit": limit, "offset": offset}).all()
+        return [(row[0], 0.0) for row in rows]
+
+    def _ranked_items(
+        self,
+        conn: Connection,
+        match: str,
+        where: list[str],
+        extra: dict[str, Any],
+        *,
+        limit: int,
+        offset: int,
+        category: str | None,
+        statuses: tuple[str, ...],
+    ) -> list[tuple[int, float]]:
+        params: dict[str, Any] = {**extra, "q": match, "limit": limit, "offset": offset}
+        filters = _item_filters(where, params, category, statuses)
         # First rank inside the index alone (twice as fast as ranking through the join),
         # keeping a generous head; only when filters thin that head out too much does
         # the exact query rank every match.
@@ -463,3 +501,19 @@ class SqliteDialect:
             f"missing trigger {name}" for name in _ITEM_TRIGGER_NAMES if name not in names
         )
         return problems
+
+
+def _item_filters(
+    where: list[str], params: dict[str, Any], category: str | None, statuses: tuple[str, ...]
+) -> str:
+    """`AND ...` conditions on the item `m` for a search: its own ones, the category and
+    the statuses (whose values go into `params`)."""
+    conditions = list(where)
+    if category is not None:
+        conditions.append("m.category = :category")
+        params["category"] = category
+    if statuses:
+        names = [f":s{i}" for i in range(len(statuses))]
+        conditions.append(f"m.status IN ({', '.join(names)})")
+        params.update({f"s{i}": s for i, s in enumerate(statuses)})
+    return "".join(f" AND {w}" for w in conditions)

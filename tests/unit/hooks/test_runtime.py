@@ -347,6 +347,13 @@ def test_the_hook_finds_the_store_and_log_the_app_uses(
     assert locations.queue_file(os.environ) == str(store.parent / "hook-queue.jsonl")
 
 
+def test_the_hook_uses_the_app_folder_name() -> None:
+    """One folder name for data, settings and log: the hook's copy of it agrees."""
+    from memory_app import config, logs
+
+    assert locations.APP_FOLDER == config.APP_FOLDER == logs.LOG_APP == locations.LOG_APP
+
+
 def test_a_store_url_that_is_not_sqlite_fails_open(tmp_path: Path) -> None:
     env = hook_env(tmp_path, MEMORY_APP_DB_URL="postgresql://db/memory")
     result = run_hook("SessionStart", payload("SessionStart"), env)

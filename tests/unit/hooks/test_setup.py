@@ -207,8 +207,9 @@ def test_an_mcp_file_that_is_not_json_is_refused_and_nothing_is_written(
     for action in (mcp_config.install, mcp_config.uninstall, mcp_config.status):
         with pytest.raises(SettingsFileError, match="nothing was changed"):
             action(path)
-    with pytest.raises(SettingsFileError):
-        setup.setup_uninstall(project)
+    # Nothing of ours can be in a file that does not parse: uninstall leaves it alone.
+    removed = setup.setup_uninstall(project)
+    assert removed.part("mcp").installed is False
     assert path.read_text() == content
     assert os.listdir(project) == [".mcp.json"]  # no hooks, no /mem, no backup
 
@@ -247,9 +248,11 @@ def test_the_command_file_is_written_idempotent_and_removed(project: Path) -> No
         'them, see why they were recalled"',
         'argument-hint: "list [query] | pin ID | forget ID | off | on | why"',
         f"allowed-tools: Bash({python} -m memory_app slash:*)",
+        "disable-model-invocation: true",  # the model never runs /mem forget or off itself
     ]
     assert body.startswith(MARKER)
-    assert f"\n!`{python} -m memory_app slash $ARGUMENTS`\n" in body
+    # Quoted: what was typed reaches the CLI as one argument, never shell syntax.
+    assert f'\n!`{python} -m memory_app slash "$ARGUMENTS"`\n' in body
     assert "exactly as it is" in body and "Do nothing else" in body
 
     stamp = path.stat().st_mtime_ns
@@ -397,3 +400,17 @@ def test_the_setup_modules_do_not_load_the_store() -> None:
         "command": "/x/python",
         "args": ["-m", "memory_app", "mcp"],
     }
+
+
+def test_a_file_changed_by_another_program_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
+    """Claude Code rewrites ~/.claude.json often: a change made between our read and our
+    write is never lost to it."""
+    from memory_app.hooks import json_file
+
+    path = tmp_path / ".claude.json"
+    path.write_text('{"numStartups": 1}\n')
+    original, data = json_file.load(path, "mcpServers")
+    path.write_text('{"numStartups": 2}\n')  # Claude Code, meanwhile
+    with pytest.raises(SettingsFileError, match="changed while it was being updated"):
+        json_file.save(path, original, {**data, "mcpServers": {}})
+    assert path.read_text() == '{"numStartups": 2}\n'

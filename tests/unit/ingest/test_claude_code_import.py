@@ -117,7 +117,7 @@ def test_short_session_metadata_comes_from_the_lines(claude_dir: Path) -> None:
     assert transcript.session_id == SHORT_SESSION
     assert transcript.branch == "master"
     assert transcript.project == "/home/marco/projects/spotter"
-    assert transcript.title is None
+    assert transcript.title == "mix phx.server doesnt seem to start"  # the first prompt
     assert transcript.parent_session_id is None
     assert not transcript.is_sidechain
     assert transcript.started_at == datetime(2026, 2, 10, 21, 11, 52, 438000, tzinfo=UTC)

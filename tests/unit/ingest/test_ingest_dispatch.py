@@ -139,4 +139,18 @@ def test_discover_of_a_missing_path_names_it(tmp_path: Path) -> None:
 
 def test_claude_projects_dir_is_under_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    assert claude_projects_dir() == tmp_path / ".claude" / "projects"
+
+
+def test_claude_projects_dir_follows_claude_config_dir(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Claude Code keeps everything, its sessions too, in $CLAUDE_CONFIG_DIR when set."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    assert claude_projects_dir() == tmp_path / "elsewhere" / "projects"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "~/claude-work")
+    assert claude_projects_dir() == tmp_path / "claude-work" / "projects"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "")  # empty is unset, as for Claude Code
     assert claude_projects_dir() == tmp_path / ".claude" / "projects"

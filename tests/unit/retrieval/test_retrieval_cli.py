@@ -1,4 +1,4 @@
-"""`memory-app retrieve | context | export claude-md` on the demo store."""
+"""`memory-app retrieve | context | export claude-md` on a small store."""
 
 from __future__ import annotations
 
@@ -8,14 +8,21 @@ from pathlib import Path
 import pytest
 
 from memory_app.cli import main
+from memory_app.config import resolve_settings
 from memory_app.domain.budget import estimate_tokens
 from memory_app.domain.claude_md import BEGIN_MARKER, END_MARKER
+from memory_app.service import MemoryService
+from tests.small_store import build_small_store
 
 
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
     folder = tmp_path / "data"
-    assert main(["demo", "--data-dir", str(folder)]) == 0
+    service = MemoryService.open(resolve_settings(folder, env={}))
+    try:
+        build_small_store(service)
+    finally:
+        service.close()
     return folder
 
 

@@ -22,13 +22,13 @@ import pytest
 
 from memory_app.cli import main
 from memory_app.config import resolve_settings
-from memory_app.demo import build_demo_store
 from memory_app.service import MemoryService
 from memory_app.store.database import Database
 from memory_app.store.dialects import sqlite as sqlite_dialect
 from memory_app.store.dialects.sqlite_health import integrity_problem
 from memory_app.store.errors import DatabaseDamagedError, DatabaseFileError
 from tests.helpers import make_version_2
+from tests.small_store import build_small_store
 
 CHAT = "User: We always use pathlib, never os.path.\n\nAssistant: Noted.\n"
 COMMANDS = (("stats",), ("list",), ("search", "pathlib"), ("maintenance", "run", "nightly"))
@@ -67,7 +67,7 @@ def store_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     folder = tmp_path_factory.mktemp("real") / "data"
     service = MemoryService.open(resolve_settings(folder, env={}))
     try:
-        build_demo_store(service, generated=300)
+        build_small_store(service, generated=300)
     finally:
         service.close()
     return (folder / "memory.db").read_bytes()
