@@ -153,17 +153,20 @@ class MemoriesView(View):
         self.category_list.currentItemChanged.connect(lambda *_: self._category_changed())
         self.category_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.category_list.customContextMenuRequested.connect(self._category_menu)
-        self.add_category_button = QPushButton("Add…", panel)
+        self.add_category_button = QToolButton(panel)
+        self.add_category_button.setText("Add…")
         self.add_category_button.setObjectName("addCategory")
         self.add_category_button.setToolTip("Add a category for memories to be filed under")
         self.add_category_button.clicked.connect(self.add_category)
-        self.rename_category_button = QPushButton("Rename…", panel)
+        self.rename_category_button = QToolButton(panel)
+        self.rename_category_button.setText("Rename…")
         self.rename_category_button.setObjectName("renameCategory")
         self.rename_category_button.setToolTip(
             "Change the selected category's name and description"
         )
         self.rename_category_button.clicked.connect(self.rename_category)
-        self.merge_category_button = QPushButton("Merge…", panel)
+        self.merge_category_button = QToolButton(panel)
+        self.merge_category_button.setText("Merge…")
         self.merge_category_button.setObjectName("mergeCategory")
         self.merge_category_button.setToolTip(
             "Move every memory of the selected category into another one and remove it"
@@ -287,13 +290,13 @@ class MemoriesView(View):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(CONTENT, QHeaderView.ResizeMode.Stretch)
         for column, width in (
-            (CATEGORY, 150),
-            (CONFIDENCE, 80),
+            (CATEGORY, 136),
+            (CONFIDENCE, 74),
             (USED, 48),
             (LAST_USED, 86),
             (EXTRACTED, 88),
             (STATUS, 80),
-            (PINNED, 56),
+            (PINNED, 50),
         ):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             self.table.setColumnWidth(column, width)
