@@ -259,6 +259,7 @@ def test_the_editor_says_how_often_a_memory_was_given_and_used(
 
     view.activate(memories[UNUSED])
     settle()
+    assert editor.record is not None and editor.record.id == memories[UNUSED]
     assert editor.ui.usage.text() == "Injected once, cited 0, ignored 1"
 
     view.activate(unseen.id)

@@ -368,7 +368,7 @@ class MemoriesView(View):
             self._started = True
             self.apply_filters()
         elif isinstance(argument, int):
-            self.context.spawn(self._show_item(argument))
+            self.context.spawn(self._show_item(argument, asked=True))
         self.context.spawn(self.reload())
 
     async def reload(self) -> None:
@@ -584,12 +584,15 @@ class MemoriesView(View):
         self.table.viewport().update()
         self._selection_changed()
 
-    async def _show_item(self, item_id: int) -> None:
+    async def _show_item(self, item_id: int, *, asked: bool = False) -> None:
+        """Show a memory in the editor and select its row. `asked`: another view opened
+        it (Sources, What the assistant saw), which overrides the current selection."""
         service = self.context.service
+        selected_before = [r.id for r in self.selected_records()]
         record = await self.context.call(service.get_item, item_id)
         history = await self.context.call(service.item_history, item_id)
         selected = [r.id for r in self.selected_records()]
-        if selected and selected != [item_id]:
+        if selected and selected != [item_id] and not (asked and selected == selected_before):
             return  # the person selected something else meanwhile
         self.editor.refresh(record, history)
         row = self.model.row_of(item_id)
