@@ -97,6 +97,12 @@ class UsageFeedbackOperations(ServiceState):
         """Judge the injections of a stored conversation's session against what the
         assistant said after each; returns how many memories were judged."""
         judged = 0
+        with self.db.reading() as session:  # most imports have nothing to judge
+            row = session.get(ResourceRow, resource_id)
+            if row is None or not row.session_id:
+                return 0
+            if not store.pending_of_session(session, row.session_id):
+                return 0
         with self.db.writing() as session:
             row = session.get(ResourceRow, resource_id)
             if row is None or not row.session_id:

@@ -7,21 +7,25 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from memory_app.domain.humanize import plural, relative_time
 from memory_app.domain.records import Stats
+from memory_app.gui.colours import ERROR, HUES, SUCCESS, WARNING, readable
 from memory_app.gui.context import StatusModel
 
 # How often "last import 5 min ago" is said again: it must not say "just now" an hour later.
 AGE_REFRESH_MS = 30_000
 
-COLOURS = {
-    StatusModel.READY: QColor("#2e9d4f"),
-    StatusModel.PROCESSING: QColor("#d98c00"),
-    StatusModel.ERROR: QColor("#d03b3b"),
+# The dot's hue per state (colours.py); its lightness follows the palette.
+KINDS = {
+    StatusModel.READY: SUCCESS,
+    StatusModel.PROCESSING: WARNING,
+    StatusModel.ERROR: ERROR,
 }
+# WCAG 2, 1.4.11: a graphic that carries meaning needs 3:1 against what surrounds it.
+DOT_CONTRAST = 3.0
 WORDS = {
     StatusModel.READY: "Ready",
     StatusModel.PROCESSING: "Processing",
@@ -32,8 +36,14 @@ WORDS = {
 class StatusDot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.colour = COLOURS[StatusModel.READY]
+        self.kind = KINDS[StatusModel.READY]
         self.setFixedSize(QSize(12, 12))
+
+    @property
+    def colour(self) -> QColor:
+        """The state's hue with at least 3:1 contrast on this palette's window."""
+        window = self.palette().color(QPalette.ColorRole.Window)
+        return readable(HUES[self.kind], [window], DOT_CONTRAST)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -71,7 +81,7 @@ class StatusIndicator(QWidget):
 
     def refresh(self) -> None:
         status = self.status
-        self.dot.colour = COLOURS[status.state]
+        self.dot.kind = KINDS[status.state]
         self.dot.update()
         word = WORDS[status.state]
         if status.state == StatusModel.PROCESSING:
