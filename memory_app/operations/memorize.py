@@ -111,6 +111,7 @@ class MemorizeOperations(ServiceState):
         cancelled = False
         batch = new_group("import")
         self._ask_again()
+        self._take_log_quietly()  # once: the hooks' answers up to now, for every session
         try:
             for index, path in enumerate(files):
                 job.check()
@@ -125,7 +126,7 @@ class MemorizeOperations(ServiceState):
                     try:
                         result = self._memorize(transcript, update_summaries=False, batch=batch)
                         if transcript.session_id:
-                            self._feedback_after(result.resource_id)
+                            self._judge_quietly(result.resource_id)
                     except StoreError:
                         raise  # the store itself failed: every other file would fail too
                     except Exception as exc:  # one odd file never stops the rest
@@ -181,7 +182,8 @@ class MemorizeOperations(ServiceState):
         """
         result = self._memorize(transcript, update_summaries=update_summaries, batch=None)
         if transcript.session_id:
-            self._feedback_after(result.resource_id)
+            self._take_log_quietly()
+            self._judge_quietly(result.resource_id)
         return result
 
     def _memorize(
@@ -215,8 +217,9 @@ class MemorizeOperations(ServiceState):
             )
         with self.db.reading() as session:
             known = repo.categories(session)
-            earlier = repo.growing_resource(session, clean, text, spans)
-            longer = repo.longer_resource(session, clean, text)
+            copies = repo.same_session(session, clean)
+            earlier = repo.growing_resource(session, copies, text, spans)
+            longer = repo.longer_resource(copies, text)
         if longer is not None:
             return MemorizeResult(
                 "skipped",

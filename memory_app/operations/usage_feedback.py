@@ -62,7 +62,8 @@ class UsageFeedbackOperations(ServiceState):
         if current.exists():
             data, mark = _unread(current, cursor)
             added += self._store_lines(data)
-            _write_cursor(folder / CURSOR, mark)
+            if mark != cursor:  # the GUI asks every few seconds: no write when idle
+                _write_cursor(folder / CURSOR, mark)
         return added
 
     def _store_lines(self, data: bytes) -> int:
@@ -130,13 +131,20 @@ class UsageFeedbackOperations(ServiceState):
         with self.db.reading() as session:
             return store.recent(session, limit, item_id=item_id, project=project)
 
-    def _feedback_after(self, resource_id: int | None) -> None:
-        """After a conversation was stored: take the log, judge its session. Never
-        raises: usage feedback must not fail an import."""
+    # Usage feedback must never fail an import: these two log a problem and go on.
+
+    def _take_log_quietly(self) -> None:
         try:
             self.take_injection_log()
-            if resource_id is not None:
-                self.judge_injections(resource_id)
+        except Exception:
+            log.warning("the hooks' injection log could not be taken", exc_info=True)
+
+    def _judge_quietly(self, resource_id: int | None) -> None:
+        """After a conversation was stored: judge what its session was given."""
+        if resource_id is None:
+            return
+        try:
+            self.judge_injections(resource_id)
         except Exception:
             log.warning("usage feedback skipped for conversation #%s", resource_id, exc_info=True)
 

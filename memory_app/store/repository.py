@@ -283,7 +283,8 @@ def resource_by_hash(session: Session, digest: str) -> ResourceRow | None:
     return session.exec(select(ResourceRow).where(ResourceRow.content_hash == digest)).first()
 
 
-def _same_session(session: Session, transcript: Transcript) -> Sequence[ResourceRow]:
+def same_session(session: Session, transcript: Transcript) -> Sequence[ResourceRow]:
+    """The stored copies of the transcript's session (from the same source), newest first."""
     if not transcript.session_id:
         return []
     return session.exec(
@@ -297,13 +298,14 @@ def _same_session(session: Session, transcript: Transcript) -> Sequence[Resource
 
 
 def growing_resource(
-    session: Session, transcript: Transcript, text: str, spans: Sequence[TurnSpan]
+    session: Session, copies: Sequence[ResourceRow], text: str, spans: Sequence[TurnSpan]
 ) -> ResourceRow | None:
     """The stored conversation this one continues: the same session of the same source,
     memorized, whose every turn this one has unchanged, followed by new turns (a
     transcript captured at PreCompact and again, grown, at SessionEnd). A turn that
-    itself grew (a message continued on a later line) is not a continuation."""
-    for row in _same_session(session, transcript):
+    itself grew (a message continued on a later line) is not a continuation. `copies`:
+    `same_session`'s rows."""
+    for row in copies:
         if row.status != "memorized" or not text.startswith(row.text + "\n\n"):
             continue
         stored = {
@@ -318,10 +320,10 @@ def growing_resource(
     return None
 
 
-def longer_resource(session: Session, transcript: Transcript, text: str) -> ResourceRow | None:
+def longer_resource(copies: Sequence[ResourceRow], text: str) -> ResourceRow | None:
     """A stored copy of the same session that already holds all of this text (an older
     capture imported after a newer one)."""
-    for row in _same_session(session, transcript):
+    for row in copies:
         if len(row.text) > len(text) and row.text.startswith(text + "\n\n"):
             return row
     return None
