@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench forms screenshots clean
+.PHONY: run test bench forms screenshots translations clean
 
 # The app's dependencies at the versions the bundle was tested with (packaging/constraints.txt).
 $(BIN)/memory-app: pyproject.toml packaging/constraints.txt
@@ -39,3 +39,9 @@ forms: $(BIN)/memory-app
 # Render every view on a demo store into docs/screenshots/ (shown by the README).
 screenshots: $(BIN)/memory-app
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m memory_app.gui.screenshots docs/screenshots
+
+# The English plural forms ("1 memory") in resources/translations/memory_app_en.ts, brought
+# up to date with the window's sources and compiled (a new phrase gets a guessed singular:
+# read the diff). A translation to another language: see memory_app/gui/translations.py.
+translations: $(BIN)/memory-app
+	$(BIN)/python -m memory_app.gui.translations --english

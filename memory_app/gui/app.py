@@ -26,6 +26,7 @@ from memory_app.gui.session_watcher import SessionWatcher
 from memory_app.gui.single_instance import SingleInstance, bring_to_front, note_already_running
 from memory_app.gui.user_settings import open_user_settings
 from memory_app.gui.views.base import View
+from memory_app.gui.translations import install_translators
 from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
 
@@ -105,6 +106,7 @@ def run_app(settings: Settings) -> int:
     prepare_application_identity()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    install_translators(app)
     with reporting_errors(app):
         return _run_window(app, settings)
 

@@ -77,12 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     from memory_app.demo import build_demo_store
     from memory_app.gui.app import build_context, build_main_window, prepare_application_identity
     from memory_app.gui.context import AppContext
+    from memory_app.gui.translations import install_translators
     from memory_app.gui.views.context import INJECTIONS, ContextView
     from memory_app.gui.views.memories import MemoriesView
     from memory_app.service import MemoryService
 
     prepare_application_identity()
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    install_translators(app)
     if args.palette == "dark":
         QApplication.setStyle("Fusion")
         QApplication.setPalette(dark_palette())

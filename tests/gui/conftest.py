@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QLocale, QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from memory_app.gui.app import build_context
 from memory_app.gui.context import AppContext, Dialogs
+from memory_app.gui.translations import install_translators
 from memory_app.service import MemoryService
 
 
@@ -42,6 +43,16 @@ class ScriptedDialogs(Dialogs):
     def claude_md_path(self, parent: QWidget, start: Path) -> Path | None:
         self.asked.append("claude_md_path")
         return self.claude_md
+
+
+@pytest.fixture(scope="session", autouse=True)
+def english_words(qapp: QApplication) -> Iterator[None]:
+    """The window's words as run_app shows them in English: the counted phrases take their
+    singular ("1 memory") from the English catalogue."""
+    translators = install_translators(qapp, QLocale(QLocale.Language.English))
+    yield
+    for translator in translators:
+        qapp.removeTranslator(translator)
 
 
 @pytest.fixture

@@ -1,0 +1,170 @@
+"""The window's words in the person's language: Qt translators, and the catalogue they come from.
+
+Every string the window shows passes through Qt's translation: `self.tr("…")` inside a
+QObject, `translate("Context", "…")` (QCoreApplication.translate) elsewhere, counts as
+`tr("%n memories", "", n)` so each language chooses its plural forms, and values placed
+with `.format(name=…)` after translation so a translator can move them. A translation is a
+Qt Linguist file: `python -m memory_app.gui.translations FILE.ts` collects (or updates) the
+catalogue from the sources with `pyside6-lupdate`; `pyside6-lrelease` compiles it to
+`resources/translations/memory_app_<locale>.qm`, which the window loads at start for the
+system locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG), with Qt's own strings for its dialogs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+from memory_app.assets import AssetMissingError, asset_path
+
+CATALOGUE = "memory_app"
+GUI_SOURCES = Path(__file__).resolve().parent
+
+translate = QCoreApplication.translate
+
+
+def install_translators(app: QCoreApplication, locale: QLocale | None = None) -> list[QTranslator]:
+    """Load Qt's and the app's translations for `locale` (the system's by default) into
+    `app`; returns those found (kept alive by the caller). English needs none."""
+    locale = locale or QLocale.system()
+    loaded: list[QTranslator] = []
+    try:
+        ours = str(asset_path("resources/translations"))
+    except AssetMissingError:
+        ours = ""
+    # Installed last is asked first: the locale's own words, then Qt's, then the English
+    # plural forms ("1 memory"), which every language falls back to.
+    candidates = [
+        (QLocale(QLocale.Language.English), CATALOGUE, ours),
+        (locale, "qtbase", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
+        (locale, CATALOGUE, ours),
+    ]
+    for language, name, folder in candidates:
+        translator = QTranslator(app)
+        if folder and translator.load(language, name, "_", folder):
+            if any(t.filePath() == translator.filePath() for t in loaded):
+                continue  # English is both the fallback and the locale
+            app.installTranslator(translator)
+            loaded.append(translator)
+    return loaded
+
+
+def sources() -> list[Path]:
+    """Every Python file of the window, in a stable order (the catalogue's input)."""
+    return sorted(GUI_SOURCES.rglob("*.py"))
+
+
+def lupdate_program() -> str:
+    """PySide6's lupdate, installed beside this interpreter."""
+    return str(Path(sys.executable).with_name("pyside6-lupdate"))
+
+
+def lrelease_program() -> str:
+    return str(Path(sys.executable).with_name("pyside6-lrelease"))
+
+
+def update_catalogue(target: Path, *options: str) -> str:
+    """Collect the window's strings into the Qt Linguist file `target` (kept translations
+    stay); returns lupdate's report. Written beside and then moved, so a reader never
+    sees half a file."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, scratch_name = tempfile.mkstemp(suffix=".ts", dir=target.parent)
+    os.close(handle)
+    scratch = Path(scratch_name)
+    try:
+        if target.exists():
+            shutil.copyfile(target, scratch)
+        else:
+            scratch.unlink()
+        command = [lupdate_program(), *map(str, sources()), "-no-obsolete", *options]
+        done = subprocess.run(
+            [*command, "-ts", str(scratch)], capture_output=True, text=True, check=True
+        )
+        os.replace(scratch, target)
+    finally:
+        scratch.unlink(missing_ok=True)
+    return done.stdout + done.stderr
+
+
+# English needs a translation only for its plural forms: "%n memories" is the source, the
+# catalogue adds "%n memory" for one.
+ENGLISH = "resources/translations/memory_app_en"
+_IRREGULAR = {"were": "was", "are": "is", "have": "has", "these": "this", "them": "it"}
+
+
+def singular(plural: str) -> str:
+    """A first guess at the English singular of a counted phrase (the word after %n loses
+    its plural ending, and "were", "are", "have" agree); the catalogue is read by a person."""
+
+    def one(word: str) -> str:
+        if word.endswith("ies"):
+            return word[:-3] + "y"
+        if re.search(r"(ch|sh|ss|x)es$", word):
+            return word[:-2]
+        if word.endswith("s") and not word.endswith("ss"):
+            return word[:-1]
+        return word
+
+    text = re.sub(
+        r"%n(\s+(?:new\s+|more\s+|other\s+)?)([A-Za-z]+)",
+        lambda m: "%n" + m.group(1) + one(m.group(2)),
+        plural,
+        count=1,
+    )
+    return " ".join(_IRREGULAR.get(word, word) for word in text.split(" "))
+
+
+def update_english(root: Path) -> str:
+    """Bring `memory_app_en.ts` up to date with the sources (plural forms only), guess the
+    singular of new phrases, and compile it to `memory_app_en.qm`; returns the report."""
+    source = root / f"{ENGLISH}.ts"
+    report = update_catalogue(
+        source, "-pluralonly", "-locations", "none", "-source-language", "en",
+        "-target-language", "en",
+    )  # fmt: skip
+    tree = ET.parse(source)
+    guessed = 0
+    for message in tree.iter("message"):
+        translation = message.find("translation")
+        text = message.findtext("source") or ""
+        if translation is None or translation.get("type") != "unfinished":
+            continue
+        forms = translation.findall("numerusform")
+        if len(forms) == 2:
+            forms[0].text, forms[1].text = singular(text), text
+            del translation.attrib["type"]
+            guessed += 1
+    ET.indent(tree, space="    ")
+    body = ET.tostring(tree.getroot(), encoding="unicode")
+    source.write_text(f'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n{body}\n')
+    compiled = subprocess.run(
+        [lrelease_program(), str(source), "-qm", str(root / f"{ENGLISH}.qm")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return f"{report}{guessed} singular forms guessed: read them in {source.name}\n" + (
+        compiled.stdout
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--english"]:
+        print(update_english(GUI_SOURCES.parents[1]), end="")
+        return 0
+    if len(args) != 1 or not args[0].endswith(".ts"):
+        print("usage: python -m memory_app.gui.translations (FILE.ts | --english)", file=sys.stderr)
+        return 2
+    print(update_catalogue(Path(args[0])), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
