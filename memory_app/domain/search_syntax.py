@@ -17,8 +17,8 @@ Everything else is read as plain words, as the search always did: each word is m
 as a word, never as an operator, so `don't`, `C++`, `foo-bar`, a bare `AND`, an unbalanced
 quote or a lone `-` search for their words (or for nothing). Only the last bare word of a
 query that does not end with a space is a prefix: that is the word still being typed.
-(With the porter stemmer a prefix is stemmed too: `runn` misses "running", stored as
-"run", until the word is whole.)
+The index stores stems ("running" as "run"), so the store also matches the stems the
+typed word's finished forms would have (`runn` finds "running": store/typed_prefix.py).
 
 A query of exclusions and filters only (`-flaky`, `category:bug_patterns`) means every
 memory except those, newest first: there is nothing to rank them by.

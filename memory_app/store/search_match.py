@@ -17,6 +17,7 @@ from sqlalchemy import Connection, text
 from memory_app.domain.search_syntax import SearchQuery, Term, parse_search, resolve_category
 from memory_app.store.errors import EmptyQueryError
 from memory_app.store.fts_query import MAX_TERMS, STOP_WORDS, TABLE_COLUMNS
+from memory_app.store.typed_prefix import stems_beyond_prefix
 
 _SEPARATORS = "/\\"
 
@@ -85,7 +86,13 @@ def _project_is(table: str, name: str) -> str:
 
 def _quoted(term: Term) -> str:
     # \w+ words never contain a double quote, so quoting cannot be escaped from.
-    return f'"{" ".join(term.words[:MAX_TERMS])}"' + ("*" if term.prefix else "")
+    quoted = f'"{" ".join(term.words[:MAX_TERMS])}"' + ("*" if term.prefix else "")
+    if not term.prefix or len(term.words) != 1:
+        return quoted
+    # A word being typed also finds the stems its finished forms are stored as ("runn"
+    # finds "running", stored as "run"): typed_prefix.py.
+    beyond = [f'"{stem}"' for stem in stems_beyond_prefix(term.words[0])]
+    return f"({' OR '.join([quoted, *beyond])})" if beyond else quoted
 
 
 def chosen_terms(query: SearchQuery) -> list[Term]:
@@ -110,7 +117,7 @@ def match_for(
     left_out = " OR ".join(excluded)
     if not terms:
         return None, within(left_out) if excluded else None
-    wanted = (" OR " if match_any else " ").join(terms)
+    wanted = (" OR " if match_any else " AND ").join(terms)
     if excluded:
         return within(f"({wanted}) NOT ({left_out})"), None
     return within(wanted), None

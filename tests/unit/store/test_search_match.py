@@ -20,6 +20,7 @@ from memory_app.service import MemoryService
 from memory_app.store.errors import EmptyQueryError
 from memory_app.store.fts_query import MEMORY_RANK
 from memory_app.store.search_match import match_for
+from memory_app.store.typed_prefix import stems_beyond_prefix
 from tests.helpers import ScriptedExtractor, conversation
 
 START = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
@@ -41,21 +42,23 @@ def compiled(text: str, match_any: bool = False) -> str | None:
 def test_compiled_match_strings() -> None:
     assert compiled("pyt") == '"pyt"*'
     assert compiled("pyt ") == '"pyt"'
-    assert compiled("fix* tests") == '"fix"* "tests"*'
+    assert compiled("fix* tests") == '"fix"* AND ("tests"* OR "test")'
     assert compiled('"pytest fixtures"') == '"pytest fixtures"'
     assert compiled('use "pytest fixtures" -flaky -"event loop" ') == (
-        '("use" "pytest fixtures") NOT ("flaky" OR "event loop")'
+        '("use" AND "pytest fixtures") NOT ("flaky" OR "event loop")'
     )
     assert compiled('use "pytest fixtures" -flaky', match_any=True) == (
         '("use" OR "pytest fixtures") NOT ("flaky")'
     )
     assert compiled("-flaky -pyt*") == 'everything except "flaky" OR "pyt"*'
     # Stop words go unless nothing else is there, the word being typed included.
-    assert compiled("why do we use pyt") == '"use" "pyt"*'
+    assert compiled("why do we use pyt") == '"use" AND "pyt"*'
     assert compiled("python a") == '"python"'
     assert compiled("the") == '"the"*'
     # Operators and punctuation stay quoted words.
-    assert compiled("C++ foo-bar NEAR(x) col:val ") == '"c" "foo" "bar" "near" "x" "col" "val"'
+    assert compiled("C++ foo-bar NEAR(x) col:val ") == (
+        '"c" AND "foo" AND "bar" AND "near" AND "x" AND "col" AND "val"'
+    )
     # The memory table's columns by default: a memory's context is never what is shown.
     assert match_for(parse_search("-flaky pyt"))[0] == ('{content tags} : (("pyt"*) NOT ("flaky"))')
     assert match_for(parse_search("-flaky")) == (None, '{content tags} : ("flaky")')
@@ -109,6 +112,28 @@ def test_the_word_being_typed_finds_longer_words(store: MemoryService) -> None:
     assert set(found(store, "pyt")) == pytest_ones == table(store, "pyt")
     assert found(store, "pyt ") == [] and table(store, "pyt ") == set()
     assert set(found(store, "fixt* pytest ")) == {MEMORIES[0][2]}
+
+
+def test_the_word_being_typed_finds_the_stem_of_its_finished_form(store: MemoryService) -> None:
+    """The index stores "flaki" for "Flaky": a plain prefix search for the typed `flaky`
+    (no space after it yet) found nothing until the space was typed."""
+    flaky = [MEMORIES[1][2]]
+    assert found(store, "flaky") == flaky == list(table(store, "flaky"))
+    assert found(store, "flaky ") == flaky
+    # "runs" is stored as "run": typing "runn" (on its way to "running") finds it.
+    assert found(store, "runn") == [MEMORIES[4][2]]
+    assert compiled("runn") == '("runn"* OR "run")'
+    # An exclusion is a whole word: `-flaky` leaves out what "flaky" finds, nothing wider.
+    assert compiled("-flaky") == 'everything except "flaky"'
+
+
+def test_typed_prefixes_widen_only_to_stems_of_their_own_endings() -> None:
+    assert stems_beyond_prefix("configura") == ["configur"]  # configuration
+    assert stems_beyond_prefix("dependenc") == ["depend"]  # dependencies
+    assert stems_beyond_prefix("deploy") == ["deploi"]  # deploy itself
+    assert stems_beyond_prefix("pyt") == []  # pytest starts with it: the prefix finds it
+    assert stems_beyond_prefix("fixtur") == []
+    assert stems_beyond_prefix("go") == []  # too short to guess from
 
 
 def test_phrases_keep_their_words_together(store: MemoryService) -> None:
