@@ -22,7 +22,8 @@ test: $(BIN)/memory-app
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	QT_QPA_PLATFORM=offscreen $(BIN)/pytest
+	# One worker per core; worksteal balances the few long tests (see --durations).
+	QT_QPA_PLATFORM=offscreen $(BIN)/pytest -n auto --dist worksteal
 
 bench: $(BIN)/memory-app
 	$(BIN)/python -m benchmarks

@@ -25,7 +25,6 @@ session ids, the order of the imports and therefore every id in the store.
 from __future__ import annotations
 
 import json
-import os
 import random
 import tempfile
 import uuid
@@ -46,12 +45,6 @@ from memory_app.service import MemoryService
 from memory_app.store import repository as repo
 from memory_app.store.tables import MemoryItemRow
 from memory_app.store.types import UTCDateTime
-
-# The sentence encoder behind restatements and conflicts multiplies small matrices: with
-# a second BLAS thread they mostly wait for each other (the demo builds twice as fast on
-# one thread on an idle two-core machine, twenty times as fast on a busy one). Read by
-# OpenBLAS when numpy loads, which `memory-app demo` does only after importing this.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 HOME = "/home/dev"  # the invented developer's home folder
 PROJECTS = ("orders-api", "storefront", "logsift", "sales-pipeline")
