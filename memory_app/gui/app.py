@@ -24,9 +24,9 @@ from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
 from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
 from memory_app.gui.session_watcher import SessionWatcher
 from memory_app.gui.single_instance import SingleInstance, bring_to_front, note_already_running
+from memory_app.gui.translations import install_translators, translate
 from memory_app.gui.user_settings import open_user_settings
 from memory_app.gui.views.base import View
-from memory_app.gui.translations import install_translators
 from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
 
@@ -121,11 +121,15 @@ def _run_window(app: QApplication, settings: Settings) -> int:
     try:
         service = MemoryService.open(settings)
     except StoreError as exc:
-        QMessageBox.critical(None, "Memory Curator cannot open its store", str(exc))
+        QMessageBox.critical(
+            None, translate("App", "Memory Curator cannot open its store"), str(exc)
+        )
         instance.close()
         return 1
     if service.db.damage is not None:  # readable, but every change is refused
-        QMessageBox.warning(None, "Memory Curator's store is damaged", service.db.damage)
+        QMessageBox.warning(
+            None, translate("App", "Memory Curator's store is damaged"), service.db.damage
+        )
     context = build_context(service, open_user_settings())
     window = build_main_window(context)
     instance.activation_requested.connect(lambda token: bring_to_front(window, token))

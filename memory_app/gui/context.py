@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
+from memory_app.gui.translations import translate
 from memory_app.service import MemoryService
 
 if TYPE_CHECKING:  # the runner is built on this module's StatusModel and AppEvents
@@ -97,15 +98,17 @@ class Dialogs:
     def import_paths(self, parent: QWidget, start: Path | None) -> list[Path]:
         files, _ = QFileDialog.getOpenFileNames(
             parent,
-            "Import conversations",
+            translate("Dialogs", "Import conversations"),
             str(start or Path.home()),
-            "Conversations (*.jsonl *.md *.markdown *.txt);;All files (*)",
+            translate("Dialogs", "Conversations (*.jsonl *.md *.markdown *.txt);;All files (*)"),
         )
         return [Path(f) for f in files]
 
     def import_folder(self, parent: QWidget, start: Path | None) -> Path | None:
         folder = QFileDialog.getExistingDirectory(
-            parent, "Import a folder of conversations", str(start or Path.home())
+            parent,
+            translate("Dialogs", "Import a folder of conversations"),
+            str(start or Path.home()),
         )
         return Path(folder) if folder else None
 
@@ -118,9 +121,9 @@ class Dialogs:
         overwritten (only the managed block changes), so no overwrite question."""
         name, _ = QFileDialog.getSaveFileName(
             parent,
-            "Export to CLAUDE.md",
+            translate("Dialogs", "Export to CLAUDE.md"),
             str(start),
-            "Markdown (*.md);;All files (*)",
+            translate("Dialogs", "Markdown (*.md);;All files (*)"),
             options=QFileDialog.Option.DontConfirmOverwrite,
         )
         return Path(name) if name else None

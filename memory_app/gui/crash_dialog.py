@@ -22,8 +22,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from memory_app import logs
 from memory_app.domain.redaction import redact
 from memory_app.gui.qt_log import log_qt_message
+from memory_app.gui.translations import translate
 
-TITLE = "Memory Curator hit an error"
+TITLE = "Memory Curator hit an error"  # in English; CrashReporter shows it translated
 MAX_DETAIL = 200
 
 SysHook = Callable[[type[BaseException], BaseException, TracebackType | None], object]
@@ -41,12 +42,17 @@ def describe(error: BaseException) -> str:
 def crash_message(what: str) -> str:
     """One sentence: what happened and where the details are."""
     path = logs.current_log_file()
-    where = (
-        f"the details are in the log file {path}"
-        if path is not None
-        else "start it from a terminal with --verbose to see the details"
-    )
-    return f"Memory Curator ran into an unexpected error ({what}); {where}."
+    if path is None:
+        return translate(
+            "CrashReporter",
+            "Memory Curator ran into an unexpected error ({error}); start it from a terminal"
+            " with --verbose to see the details.",
+        ).format(error=what)
+    return translate(
+        "CrashReporter",
+        "Memory Curator ran into an unexpected error ({error}); the details are in the log"
+        " file {path}.",
+    ).format(error=what, path=path)
 
 
 class CrashReporter(QObject):
@@ -91,7 +97,11 @@ class CrashReporter(QObject):
             return
         self._showing = True
         try:
-            QMessageBox.critical(QApplication.activeWindow(), TITLE, crash_message(what))
+            QMessageBox.critical(
+                QApplication.activeWindow(),
+                self.tr("Memory Curator hit an error"),
+                crash_message(what),
+            )
         finally:
             self._showing = False
 

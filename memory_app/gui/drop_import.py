@@ -11,17 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QRectF, Qt
+from PySide6.QtCore import QMimeData, QObject, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QWidget
 
 from memory_app.ingest import DISCOVERED_SUFFIXES
-
-KINDS = "Claude Code sessions (.jsonl), markdown (.md), text (.txt) or folders"
-
-
-def _plural(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
 
 
 @dataclass(frozen=True)
@@ -40,41 +34,71 @@ class DropPlan:
 
     def describe(self) -> str:
         """What the window shows while it is dragged over: what a drop would do."""
-        folders = sum(1 for p in self.paths if p.is_dir())
-        files = len(self.paths) - folders
-        parts = []
-        if files:
-            parts.append(_plural(files, "file", "files"))
-        if folders:
-            parts.append(_plural(folders, "folder", "folders"))
-        return f"Drop to import {' and '.join(parts)}"
+        return _WORDS.describe(self)
 
     def refusal(self) -> str:
         """Why (part of) the drop is not imported; empty when all of it is."""
-        if self.no_files:
-            return f"Only files and folders can be dropped here: {KINDS}."
-        reasons = []
-        if self.not_local:
-            reasons.append(
-                f"{_shown(self.not_local)} is not a file on this computer"
-                if len(self.not_local) == 1
-                else f"{_shown(self.not_local)} are not files on this computer"
+        return _WORDS.refusal(self)
+
+
+class DropWords(QObject):
+    """What is said about a drop, in the person's language (a QObject: lupdate collects
+    counted phrases from `self.tr` only, see gui/times.py)."""
+
+    def kinds(self) -> str:
+        return self.tr("Claude Code sessions (.jsonl), markdown (.md), text (.txt) or folders")
+
+    def describe(self, plan: DropPlan) -> str:
+        folders = sum(1 for p in plan.paths if p.is_dir())
+        files = len(plan.paths) - folders
+        if files and folders:
+            return self.tr("Drop to import {files} and {folders}").format(
+                files=self.tr("%n files", "", files), folders=self.tr("%n folders", "", folders)
             )
-        if self.unsupported:
-            reasons.append(f"{_shown(self.unsupported)}: not a kind that can be imported")
-        if self.missing:
-            reasons.append(f"{_shown(self.missing)}: not found")
+        if folders:
+            return self.tr("Drop to import %n folders", "", folders)
+        return self.tr("Drop to import %n files", "", files)
+
+    def refusal(self, plan: DropPlan) -> str:
+        if plan.no_files:
+            return self.tr("Only files and folders can be dropped here: {kinds}.").format(
+                kinds=self.kinds()
+            )
+        reasons = []
+        if plan.not_local:
+            # The count chooses "is not a file" or "are not files"; the names are shown.
+            reasons.append(
+                self.tr("{names} are not files on this computer", "", len(plan.not_local)).format(
+                    names=self.shown(plan.not_local)
+                )
+            )
+        if plan.unsupported:
+            reasons.append(
+                self.tr("{names}: not a kind that can be imported").format(
+                    names=self.shown(plan.unsupported)
+                )
+            )
+        if plan.missing:
+            reasons.append(self.tr("{names}: not found").format(names=self.shown(plan.missing)))
         if not reasons:
             return ""
-        start = "Skipped" if self.paths else "Cannot import"
-        hint = "" if self.paths or not self.unsupported else f" Drop {KINDS}."
-        return f"{start} {'; '.join(reasons)}.{hint}"
+        listed = "; ".join(reasons)
+        if plan.paths:
+            return self.tr("Skipped {reasons}.").format(reasons=listed)
+        refused = self.tr("Cannot import {reasons}.").format(reasons=listed)
+        if not plan.unsupported:
+            return refused
+        return self.tr("{refused} Drop {kinds}.").format(refused=refused, kinds=self.kinds())
+
+    def shown(self, names: tuple[str, ...], limit: int = 2) -> str:
+        shown = ", ".join(names[:limit])
+        more = len(names) - limit
+        if more <= 0:
+            return shown
+        return self.tr("{names} and {count} more").format(names=shown, count=more)
 
 
-def _shown(names: tuple[str, ...], limit: int = 2) -> str:
-    shown = ", ".join(names[:limit])
-    more = len(names) - limit
-    return f"{shown} and {more} more" if more > 0 else shown
+_WORDS = DropWords()
 
 
 def plan_drop(mime: QMimeData | None) -> DropPlan:

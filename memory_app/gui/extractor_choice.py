@@ -6,14 +6,25 @@ from typing import Any
 
 from memory_app.extract.base import Extractor, ExtractorError
 from memory_app.extract.claude_settings import ClaudeSettings
-from memory_app.extract.credentials import NO_KEY_MESSAGE, ApiKey, find_api_key
+from memory_app.extract.credentials import ENV_VAR, ApiKey, find_api_key
 from memory_app.extract.factory import make_extractor
+from memory_app.gui.translations import translate
 
+# (value, label) in English; the window shows `choices()`, the labels translated.
 CHOICES = (
     ("offline", "Offline rules (no network)"),
     ("claude", "Claude (Anthropic API)"),
     ("auto", "Claude when a key is set, else offline"),
 )
+
+
+def choices() -> tuple[tuple[str, str], ...]:
+    """(value, label) of each extractor Settings offers, in the person's language."""
+    return (
+        ("offline", translate("ExtractorChoice", "Offline rules (no network)")),
+        ("claude", translate("ExtractorChoice", "Claude (Anthropic API)")),
+        ("auto", translate("ExtractorChoice", "Claude when a key is set, else offline")),
+    )
 
 
 def claude_settings(model: str) -> ClaudeSettings:
@@ -34,7 +45,13 @@ def build_extractor(choice: str, typed_key: str, model: str) -> Extractor:
     key = current_key(typed_key)
     if key is None:
         if choice == "claude":
-            raise ExtractorError(NO_KEY_MESSAGE + " or type one in Settings")
+            # Shown in Settings (and wherever "Extract with Claude" was asked for).
+            raise ExtractorError(
+                translate(
+                    "ExtractorChoice",
+                    "no Anthropic API key: set {variable} or type one in Settings",
+                ).format(variable=ENV_VAR)
+            )
         return make_extractor("offline")
     from memory_app.extract.claude import ClaudeExtractor
 

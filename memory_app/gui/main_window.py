@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
 
 from memory_app import logs
 from memory_app.assets import icon_path
-from memory_app.domain.humanize import plural
 from memory_app.domain.records import Stats
 from memory_app.gui.context import AppContext, StatusModel
 from memory_app.gui.drop_import import DropHighlight, plan_drop
@@ -42,7 +41,6 @@ from memory_app.gui.views.base import View
 from memory_app.gui.widgets.status_indicator import CountsLabel, StatusIndicator
 from memory_app.gui.widgets.toast import Toast
 
-APP_TITLE = "Memory Curator"
 # The long jobs the status bar's Cancel stops: imports (a person's and the startup one)
 # and maintenance.
 CANCELLABLE_JOBS = ("import", "startup-import", "maintenance")
@@ -55,7 +53,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.context = context
         self.views = views
-        self.setWindowTitle(APP_TITLE)
+        self.setWindowTitle(self.tr("Memory Curator"))
         self.setMinimumSize(QSize(900, 600))
 
         self.sidebar = QListWidget(self)
@@ -67,7 +65,9 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget(self)
         for index, view in enumerate(views):
             item = QListWidgetItem(QIcon(str(icon_path(view.icon))), view.title)
-            item.setToolTip(f"{view.title} (Ctrl+{index + 1})")
+            item.setToolTip(
+                self.tr("{view} (Ctrl+{number})").format(view=view.title, number=index + 1)
+            )
             item.setSizeHint(QSize(0, 34))
             self.sidebar.addItem(item)
             self.stack.addWidget(view)
@@ -101,12 +101,12 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.indicator)
         bar.addWidget(self.counts)
         bar.addWidget(self.toast)
-        self.maintenance_badge = QLabel("Maintenance running", self)
+        self.maintenance_badge = QLabel(self.tr("Maintenance running"), self)
         self.maintenance_badge.setObjectName("maintenanceBadge")
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(160)
         self.progress.setTextVisible(False)
-        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.setFlat(True)
         self.cancel_button.clicked.connect(self.cancel_jobs)
         for widget in (self.maintenance_badge, self.progress, self.cancel_button):
@@ -116,45 +116,55 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        self.import_files_action = self._action("Import &Files…", "Ctrl+I", self.import_files)
+        file_menu = menu.addMenu(self.tr("&File"))
+        self.import_files_action = self._action(
+            self.tr("Import &Files…"), "Ctrl+I", self.import_files
+        )
         self.import_folder_action = self._action(
-            "Import F&older…", "Ctrl+Shift+I", self.import_folder
+            self.tr("Import F&older…"), "Ctrl+Shift+I", self.import_folder
         )
         file_menu.addAction(self.import_files_action)
         file_menu.addAction(self.import_folder_action)
         file_menu.addSeparator()
-        file_menu.addAction(self._action("&Quit", QKeySequence.StandardKey.Quit, self.close))
+        file_menu.addAction(
+            self._action(self.tr("&Quit"), QKeySequence.StandardKey.Quit, self.close)
+        )
 
-        edit_menu = menu.addMenu("&Edit")
-        self.undo_action = self._action("&Undo", QKeySequence.StandardKey.Undo, self.undo)
-        self.redo_action = self._action("&Redo", QKeySequence.StandardKey.Redo, self.redo)
+        edit_menu = menu.addMenu(self.tr("&Edit"))
+        self.undo_action = self._action(self.tr("&Undo"), QKeySequence.StandardKey.Undo, self.undo)
+        self.redo_action = self._action(self.tr("&Redo"), QKeySequence.StandardKey.Redo, self.redo)
         # Ctrl+Shift+Z first (what the menu shows), then the platform's other Redo keys.
         shift_z = QKeySequence("Ctrl+Shift+Z")
         redo_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
         self.redo_action.setShortcuts([shift_z, *(k for k in redo_keys if k != shift_z)])
         self.find_action = self._action(
-            "&Find Memories", QKeySequence.StandardKey.Find, self.find_memories
+            self.tr("&Find Memories"), QKeySequence.StandardKey.Find, self.find_memories
         )
-        self.delete_action = self._action("&Delete", QKeySequence.StandardKey.Delete, self.delete)
+        self.delete_action = self._action(
+            self.tr("&Delete"), QKeySequence.StandardKey.Delete, self.delete
+        )
         for action in (self.undo_action, self.redo_action, self.find_action, self.delete_action):
             edit_menu.addAction(action)
 
-        view_menu = self.view_menu = menu.addMenu("&View")
+        view_menu = self.view_menu = menu.addMenu(self.tr("&View"))
         for index, view in enumerate(self.views):
             action = self._action(
                 view.title, f"Ctrl+{index + 1}", lambda i=index: self.show_view(i)
             )
             view_menu.addAction(action)
 
-        help_menu = menu.addMenu("&Help")
+        help_menu = menu.addMenu(self.tr("&Help"))
         self.shortcuts_action = self._action(
-            "&Keyboard Shortcuts", QKeySequence.StandardKey.HelpContents, self.show_shortcuts
+            self.tr("&Keyboard Shortcuts"),
+            QKeySequence.StandardKey.HelpContents,
+            self.show_shortcuts,
         )
         help_menu.addAction(self.shortcuts_action)
-        self.open_log_folder_action = self._action("Open &Log Folder", None, self.open_log_folder)
+        self.open_log_folder_action = self._action(
+            self.tr("Open &Log Folder"), None, self.open_log_folder
+        )
         help_menu.addAction(self.open_log_folder_action)
-        help_menu.addAction(self._action("&About Memory Curator", None, self.about))
+        help_menu.addAction(self._action(self.tr("&About Memory Curator"), None, self.about))
 
     def _build_drop_target(self) -> None:
         """Files and folders dropped anywhere on the window are imported."""
@@ -168,7 +178,7 @@ class MainWindow(QMainWindow):
         self.tray = TrayIcon(self, self.tray_announcer, enabled=enabled, parent=self)
         self.tray.import_requested.connect(self.import_files)
         self.tray.quit_requested.connect(self.close)
-        self.tray_action = QAction("Show Icon in the &Tray", self)
+        self.tray_action = QAction(self.tr("Show Icon in the &Tray"), self)
         self.tray_action.setCheckable(True)
         self.tray_action.setChecked(enabled and self.tray.available)
         self.tray_action.setEnabled(self.tray.available)  # greyed out: this desktop has none
@@ -232,14 +242,16 @@ class MainWindow(QMainWindow):
     async def _undo(self) -> None:
         service = self.context.service
         if not await self.context.call(service.can_undo):
-            self.context.events.notify.emit("Nothing to undo.", None)
+            self.context.events.notify.emit(self.tr("Nothing to undo."), None)
             return
         ids = await self.context.call(service.undo)
         self.context.events.memories_changed.emit()
-        memories = plural(len(ids), "memory", "memories")
         # A category's rename or addition touches no memory.
         self.context.events.notify.emit(
-            f"Undid the last change to {memories}." if ids else "Undid the last change.", None
+            self.tr("Undid the last change to %n memories.", "", len(ids))
+            if ids
+            else self.tr("Undid the last change."),
+            None,
         )
 
     def redo(self) -> None:
@@ -248,13 +260,15 @@ class MainWindow(QMainWindow):
     async def _redo(self) -> None:
         service = self.context.service
         if not await self.context.call(service.can_redo):
-            self.context.events.notify.emit("Nothing to redo.", None)
+            self.context.events.notify.emit(self.tr("Nothing to redo."), None)
             return
         ids = await self.context.call(service.redo)
         self.context.events.memories_changed.emit()
-        memories = plural(len(ids), "memory", "memories")
         self.context.events.notify.emit(
-            f"Redid the change to {memories}." if ids else "Redid the last undone change.", None
+            self.tr("Redid the change to %n memories.", "", len(ids))
+            if ids
+            else self.tr("Redid the last undone change."),
+            None,
         )
 
     def import_files(self) -> None:
@@ -298,7 +312,7 @@ class MainWindow(QMainWindow):
     def show_status_details(self) -> None:
         status = self.context.status
         if status.last_error:
-            QMessageBox.warning(self, "Last error", status.last_error)
+            QMessageBox.warning(self, self.tr("Last error"), status.last_error)
 
     def open_log_folder(self) -> None:
         """Show the log files in the file manager (made first if nothing was logged yet)."""
@@ -309,13 +323,16 @@ class MainWindow(QMainWindow):
     def about(self) -> None:
         from memory_app import __version__
 
-        QMessageBox.about(
-            self,
-            "About Memory Curator",
-            f"<b>Memory Curator</b> {__version__}<br>"
-            "The long-term memory of AI coding assistants, kept in the open.<br>"
-            f"Store: {self.context.service.db.path or self.context.service.db.url}",
+        markup = "<b>{name}</b> {version}<br>{about}<br>{store}"
+        text = markup.format(
+            name=self.tr("Memory Curator"),
+            version=__version__,
+            about=self.tr("The long-term memory of AI coding assistants, kept in the open."),
+            store=self.tr("Store: {location}").format(
+                location=self.context.service.db.path or self.context.service.db.url
+            ),
         )
+        QMessageBox.about(self, self.tr("About Memory Curator"), text)
 
     # -- status bar -------------------------------------------------------------------
 
@@ -361,7 +378,7 @@ class MainWindow(QMainWindow):
         event.ignore()
         if event.source() is None:  # from another program; drags inside are the views'
             self.context.events.notify.emit(
-                plan.refusal() or "Only files can be dropped here to import.", None
+                plan.refusal() or self.tr("Only files can be dropped here to import."), None
             )
 
     def dragMoveEvent(self, event: QDragMoveEvent) -> None:

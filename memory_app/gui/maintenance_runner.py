@@ -19,6 +19,7 @@ from memory_app.domain.maintenance import JOB_TITLES
 from memory_app.domain.records import MaintenanceRunRecord
 from memory_app.gui.context import AppEvents, StatusModel
 from memory_app.gui.runtime import JobRunner
+from memory_app.gui.translations import translate
 from memory_app.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -29,26 +30,21 @@ JOB_KIND = "maintenance"  # the JobRunner kind: a second maintenance job would c
 PROGRESS_INTERVAL_S = 0.05
 
 
+def job_title(kind: str) -> str:
+    """ "Nightly consolidation": a job's name as the window shows it."""
+    titles = {
+        "nightly": translate("MaintenanceRunner", "Nightly consolidation"),
+        "weekly": translate("MaintenanceRunner", "Weekly summarization"),
+        "monthly": translate("MaintenanceRunner", "Monthly re-index"),
+        "full": translate("MaintenanceRunner", "Full maintenance"),
+    }
+    return titles.get(kind) or JOB_TITLES.get(kind, kind.capitalize())
+
+
 def job_label(kind: str, dry_run: bool) -> str:
     """ "Nightly consolidation (dry run)": what the status bar says is running."""
-    title = JOB_TITLES.get(kind, kind.capitalize())
-    return f"{title} (dry run)" if dry_run else title
-
-
-def outcome(record: MaintenanceRunRecord) -> str:
-    """One line on how a run ended, for the status bar."""
-    label = job_label(record.kind, record.dry_run)
-    if record.status == "cancelled":
-        return f"{label} cancelled"
-    if record.status == "error":
-        return f"{label} failed: {record.error or 'unknown error'}"
-    applied = record.result.get("applied")
-    pending = record.result.get("pending")
-    if applied:
-        return f"{label}: applied {applied} {'change' if applied == 1 else 'changes'}"
-    if pending:
-        return f"{label}: {pending} {'change' if pending == 1 else 'changes'} to review"
-    return f"{label}: nothing to change"
+    title = job_title(kind)
+    return translate("MaintenanceRunner", "{job} (dry run)").format(job=title) if dry_run else title
 
 
 class _ProgressBridge(QObject):
@@ -112,6 +108,29 @@ class MaintenanceRunner(QObject):
         if self._state is not None:
             self._state.cancel()
 
+    # -- words ------------------------------------------------------------------------
+
+    def outcome(self, record: MaintenanceRunRecord) -> str:
+        """One line on how a run ended, for the status bar."""
+        label = job_label(record.kind, record.dry_run)
+        if record.status == "cancelled":
+            return self.tr("{job} cancelled").format(job=label)
+        if record.status == "error":
+            error = record.error or self.tr("unknown error")
+            return self.tr("{job} failed: {error}").format(job=label, error=error)
+        applied = record.result.get("applied")
+        pending = record.result.get("pending")
+        if applied:
+            return self.tr("{job}: applied %n changes", "", applied).format(job=label)
+        if pending:
+            return self.to_review(label, pending)
+        return self.tr("{job}: nothing to change").format(job=label)
+
+    def to_review(self, label: str, count: int) -> str:
+        """ "Nightly consolidation: 3 changes to review": the outcome of a run whose changes
+        wait for a person."""
+        return self.tr("{job}: %n changes to review", "", count).format(job=label)
+
     async def run(
         self, kind: str, *, dry_run: bool, apply: bool = False
     ) -> MaintenanceRunRecord | None:
@@ -148,7 +167,10 @@ class MaintenanceRunner(QObject):
             record = await self.jobs.run(JOB_KIND, work, state)
         except Exception as exc:  # a failed job must leave the window working
             log.warning("maintenance %s failed", kind, exc_info=exc)
-            message = f"{label} failed: {exc}" if str(exc) else f"{label} failed ({exc!r})"
+            if str(exc):
+                message = self.tr("{job} failed: {error}").format(job=label, error=exc)
+            else:
+                message = self.tr("{job} failed ({error})").format(job=label, error=repr(exc))
             # The outcome first, then the flag: whoever watches the status must never see
             # "processing" without "maintenance" and take the job for something else.
             self.status.fail(message)
@@ -156,9 +178,9 @@ class MaintenanceRunner(QObject):
             self.failed.emit(message)
             return None
         if record.status == "error":
-            self.status.fail(outcome(record))
+            self.status.fail(self.outcome(record))
         else:
-            self.status.finish(outcome(record))
+            self.status.finish(self.outcome(record))
         self._end()
         self.finished.emit(record)
         if not record.dry_run and record.status == "success":

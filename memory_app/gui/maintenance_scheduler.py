@@ -237,7 +237,7 @@ class MaintenanceScheduler(QObject):
         def work(job: JobState) -> ImportReport:
             return import_in_process(service, batch, job=job)
 
-        status.begin(f"Importing {len(batch)} new Claude Code sessions")
+        status.begin(self.tr("Importing %n new Claude Code sessions", "", len(batch)))
         error: str | None = None
         report: ImportReport | None = None
         try:
@@ -254,11 +254,16 @@ class MaintenanceScheduler(QObject):
         self.deferred = deferred
         await context.call(service.log_startup_import, len(found), imported, deferred, error)
         if error is not None:
-            status.fail(f"Importing new Claude Code sessions failed: {error}")
+            status.fail(
+                self.tr("Importing new Claude Code sessions failed: {error}").format(error=error)
+            )
         else:
-            words = "session" if imported == 1 else "sessions"
-            later = f"; {deferred} wait for the next run" if deferred else ""
-            status.finish(f"Imported {imported} new Claude Code {words}{later}")
+            message = self.tr("Imported %n new Claude Code sessions", "", imported)
+            if deferred:
+                message = self.tr("{imported}; %n wait for the next run", "", deferred).format(
+                    imported=message
+                )
+            status.finish(message)
         if report is not None and report.results:
             context.events.sources_changed.emit()
             context.events.memories_changed.emit()
@@ -282,8 +287,7 @@ class MaintenanceScheduler(QObject):
             self.retried.emit(None)
             return None
         status = context.status
-        words = "conversation" if len(ids) == 1 else "conversations"
-        status.begin(f"Extracting {len(ids)} pending {words} again")
+        status.begin(self.tr("Extracting %n pending conversations again", "", len(ids)))
         report: ImportReport | None = None
         try:
             state = JobState(on_progress=self._import_progress.emit)
@@ -292,14 +296,20 @@ class MaintenanceScheduler(QObject):
             )
         except Exception as exc:  # the window keeps working; the next check tries again
             log.warning("retrying pending conversations failed", exc_info=exc)
-            status.fail(f"Extracting pending conversations failed: {exc}")
+            status.fail(
+                self.tr("Extracting pending conversations failed: {error}").format(error=exc)
+            )
             self.retried.emit(None)
             return None
         still = len(report.pending)
         done = len(report.results) - still
-        message = f"Extracted {done} of {len(ids)} pending {words}"
+        message = self.tr("Extracted {done} of %n pending conversations", "", len(ids)).format(
+            done=done
+        )
         if still:  # not a failure of the app: they are kept, and tried again next hour
-            message += f"; {still} still pending: {report.pending[0].reason}"
+            message = self.tr("{extracted}; %n still pending: {reason}", "", still).format(
+                extracted=message, reason=report.pending[0].reason
+            )
         status.finish(message)
         if done:
             context.events.sources_changed.emit()

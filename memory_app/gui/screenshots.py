@@ -65,9 +65,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    # One BLAS thread for the demo's sentence encoder (see memory_app/demo.py): set before
-    # anything loads numpy.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
     import qasync
     from PySide6.QtCore import QSettings

@@ -31,6 +31,7 @@ from memory_app.gui.widgets.tree_items import child_items, top_level_items
 if TYPE_CHECKING:  # the window imports this module
     from memory_app.gui.main_window import MainWindow
 
+# In the list as English keys; the dialog shows them translated (_group_name, _description).
 WINDOW_GROUP = "Window"  # actions on the window that no menu shows
 UNDESCRIBED = "(no description)"
 KEYS, ACTION = range(2)
@@ -41,7 +42,7 @@ KEYS_WIDTH = 190  # px: the widest common binding ("Ctrl+Shift+I") with room to 
 class Shortcut:
     """One key binding as the dialog lists it."""
 
-    group: str  # the menu ("File", "Edit", …) or the view ("Conflicts", …)
+    group: str  # the menu ("File", "Edit", …) or the view ("Conflicts", …), or WINDOW_GROUP
     keys: str  # as the platform writes it, e.g. "Ctrl+Shift+I"; several joined by ", "
     description: str
 
@@ -113,16 +114,16 @@ class ShortcutsDialog(QDialog):
 
     def __init__(self, shortcuts: Sequence[Shortcut], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Keyboard Shortcuts")
+        self.setWindowTitle(self.tr("Keyboard Shortcuts"))
         self.setObjectName("shortcutsDialog")
         self.shortcuts = list(shortcuts)
         self.search = QLineEdit(self)
         self.search.setObjectName("shortcutSearch")
-        self.search.setPlaceholderText("Search shortcuts (keys or what they do)")
+        self.search.setPlaceholderText(self.tr("Search shortcuts (keys or what they do)"))
         self.search.setClearButtonEnabled(True)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("shortcutList")
-        self.tree.setHeaderLabels(["Keys", "Action"])
+        self.tree.setHeaderLabels([self.tr("Keys"), self.tr("Action")])
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.header().setSectionResizeMode(KEYS, QHeaderView.ResizeMode.Interactive)
@@ -146,18 +147,25 @@ class ShortcutsDialog(QDialog):
         for entry in self.shortcuts:
             group = groups.get(entry.group)
             if group is None:
-                group = QTreeWidgetItem(self.tree, [entry.group])
+                group = QTreeWidgetItem(self.tree, [self._group_name(entry.group)])
                 font = group.font(KEYS)
                 font.setBold(True)
                 group.setFont(KEYS, font)
                 group.setFirstColumnSpanned(True)
                 group.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 groups[entry.group] = group
-            row = QTreeWidgetItem(group, [entry.keys, entry.description])
+            description = self._description(entry.description)
+            row = QTreeWidgetItem(group, [entry.keys, description])
             row.setToolTip(KEYS, entry.keys)
-            row.setToolTip(ACTION, entry.description)
+            row.setToolTip(ACTION, description)
             row.setData(KEYS, Qt.ItemDataRole.UserRole, entry)
         self.tree.expandAll()
+
+    def _group_name(self, group: str) -> str:
+        return self.tr("Window") if group == WINDOW_GROUP else group
+
+    def _description(self, description: str) -> str:
+        return self.tr("(no description)") if description == UNDESCRIBED else description
 
     def filter(self, text: str) -> None:
         """Show the shortcuts whose keys, action or group contain every typed word."""
@@ -165,8 +173,7 @@ class ShortcutsDialog(QDialog):
         for group in top_level_items(self.tree):
             shown = 0
             for row in child_items(group):
-                entry: Shortcut = row.data(KEYS, Qt.ItemDataRole.UserRole)
-                haystack = f"{entry.keys} {entry.description} {entry.group}".lower()
+                haystack = f"{row.text(KEYS)} {row.text(ACTION)} {group.text(KEYS)}".lower()
                 hidden = not all(word in haystack for word in words)
                 row.setHidden(hidden)
                 shown += not hidden

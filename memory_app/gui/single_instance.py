@@ -32,6 +32,8 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtNetwork import QAbstractSocket, QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QWidget
 
+from memory_app.gui.translations import translate
+
 log = logging.getLogger(__name__)
 
 SERVER_PREFIX = "memory-app-"
@@ -248,8 +250,17 @@ def note_already_running(sent: bool) -> int:
     """Tell the user on the terminal what happened to this launch; the exit code."""
     if sent:
         print(
-            "Memory Curator is already running; brought its window to the front.", file=sys.stderr
+            translate(
+                "SingleInstance",
+                "Memory Curator is already running; brought its window to the front.",
+            ),
+            file=sys.stderr,
         )
         return 0
-    print("Memory Curator is already running but did not answer; try again.", file=sys.stderr)
+    print(
+        translate(
+            "SingleInstance", "Memory Curator is already running but did not answer; try again."
+        ),
+        file=sys.stderr,
+    )
     return 1

@@ -58,8 +58,11 @@ def install_translators(app: QCoreApplication, locale: QLocale | None = None) ->
 
 
 def sources() -> list[Path]:
-    """Every Python file of the window, in a stable order (the catalogue's input)."""
-    return sorted(GUI_SOURCES.rglob("*.py"))
+    """Every Python file of the window and its Designer forms, in a stable order (the
+    catalogue's input). The forms are read from the .ui files: lupdate skips the `u"…"`
+    literals of the Python that uic makes from them."""
+    forms = asset_path("ui")
+    return sorted(GUI_SOURCES.rglob("*.py")) + sorted(forms.glob("*.ui"))
 
 
 def lupdate_program() -> str:
@@ -97,29 +100,35 @@ def update_catalogue(target: Path, *options: str) -> str:
 # English needs a translation only for its plural forms: "%n memories" is the source, the
 # catalogue adds "%n memory" for one.
 ENGLISH = "resources/translations/memory_app_en"
-_IRREGULAR = {"were": "was", "are": "is", "have": "has", "these": "this", "them": "it"}
+_AGREEING = {"were": "was", "are": "is", "have": "has"}
+_NOT_PLURAL = {"is", "was", "has", "does", "this", "its", "his", "us", "always", "unless",
+               "across", "plus", "less", "yes", "as"}  # fmt: skip
 
 
 def singular(plural: str) -> str:
-    """A first guess at the English singular of a counted phrase (the word after %n loses
-    its plural ending, and "were", "are", "have" agree); the catalogue is read by a person."""
+    """A first guess at the English singular of a counted phrase: the first plural-looking
+    word within four after %n (skipping acronyms such as AWS) loses its ending, and a
+    "were", "are" or "have" right after it agrees. A person reads the catalogue's diff."""
 
     def one(word: str) -> str:
         if word.endswith("ies"):
             return word[:-3] + "y"
         if re.search(r"(ch|sh|ss|x)es$", word):
             return word[:-2]
-        if word.endswith("s") and not word.endswith("ss"):
-            return word[:-1]
-        return word
+        return word[:-1]
 
-    text = re.sub(
-        r"%n(\s+(?:new\s+|more\s+|other\s+)?)([A-Za-z]+)",
-        lambda m: "%n" + m.group(1) + one(m.group(2)),
-        plural,
-        count=1,
-    )
-    return " ".join(_IRREGULAR.get(word, word) for word in text.split(" "))
+    words = plural.split(" ")
+    counted = next((i for i, word in enumerate(words) if "%n" in word), None)
+    if counted is None:
+        return plural
+    for i in range(counted + 1, min(counted + 5, len(words))):
+        found = re.match(r"([A-Za-z-]*[a-z])(s)(\W*)$", words[i])
+        if found and not words[i].endswith("ss") and found.group(1) + "s" not in _NOT_PLURAL:
+            words[i] = one(found.group(1) + "s") + found.group(3)
+            if i + 1 < len(words) and words[i + 1] in _AGREEING:
+                words[i + 1] = _AGREEING[words[i + 1]]
+            break
+    return " ".join(words)
 
 
 def update_english(root: Path) -> str:

@@ -21,7 +21,6 @@ from memory_app.gui.context import StatusModel
 from memory_app.gui.single_instance import bring_to_front
 
 SETTINGS_KEY = "tray/enabled"  # "false" hides the icon (View > Show Icon in the Tray)
-TITLE = "Memory Curator"
 # What ends within this time goes into one message (an import, then the conflicts it
 # opened, counted a moment later).
 GATHER_MS = 1_500
@@ -78,17 +77,21 @@ class TrayAnnouncer(QObject):
             return
         self._busy = False
         failed = status.state == StatusModel.ERROR
-        message = status.message or (
-            f"{self._label} failed" if failed else f"{self._label or 'Background work'} finished"
-        )
+        if status.message:
+            message = status.message
+        elif failed:
+            message = self.tr("{work} failed").format(work=self._label)
+        else:
+            message = self.tr("{work} finished").format(
+                work=self._label or self.tr("Background work")
+            )
         self._queue(message, warning=failed)
 
     def conflicts_counted(self, count: int) -> None:
         """The number of open conflicts now; more than last time is announced."""
         previous, self._conflicts = self._conflicts, count
         if previous is not None and count > previous:
-            new = count - previous
-            self._queue(f"{new} new {'conflict' if new == 1 else 'conflicts'} to resolve")
+            self._queue(self.tr("%n new conflicts to resolve", "", count - previous))
 
     def _queue(self, message: str, *, warning: bool = False) -> None:
         if self.window_active():
@@ -103,7 +106,7 @@ class TrayAnnouncer(QObject):
         pending, warning = self._pending, self._warning
         self._pending, self._warning = [], False
         if pending and not self.window_active():
-            self.announce.emit(TITLE, "\n".join(pending), warning)
+            self.announce.emit(self.tr("Memory Curator"), "\n".join(pending), warning)
 
 
 class TrayIcon(QObject):
@@ -131,11 +134,11 @@ class TrayIcon(QObject):
         self.available = QSystemTrayIcon.isSystemTrayAvailable() if available is None else available
         self.icon: QSystemTrayIcon | None = None
         self.menu = QMenu(window)
-        self.show_action = QAction("&Show Window", self.menu)
+        self.show_action = QAction(self.tr("&Show Window"), self.menu)
         self.show_action.triggered.connect(self.show_window)
-        self.import_action = QAction("&Import Files…", self.menu)
+        self.import_action = QAction(self.tr("&Import Files…"), self.menu)
         self.import_action.triggered.connect(self._import)
-        self.quit_action = QAction("&Quit", self.menu)
+        self.quit_action = QAction(self.tr("&Quit"), self.menu)
         self.quit_action.triggered.connect(self.quit_requested)
         for action in (self.show_action, self.import_action):
             self.menu.addAction(action)
@@ -152,7 +155,7 @@ class TrayIcon(QObject):
         """Show or remove the icon (nothing happens where there is no tray)."""
         if enabled and self.available and self.icon is None:
             self.icon = QSystemTrayIcon(QIcon(str(icon_path(APP_ICON_NAME))), self)
-            self.icon.setToolTip(TITLE)
+            self.icon.setToolTip(self.tr("Memory Curator"))
             self.icon.setContextMenu(self.menu)
             self.icon.activated.connect(self._activated)
             self.icon.show()

@@ -516,7 +516,7 @@ def test_the_startup_import_takes_at_most_its_limit(
         "imported": 2,
         "deferred": 1,
     }
-    assert "1 wait for the next run" in context.status.message
+    assert "1 waits for the next run" in context.status.message
     scheduler.import_new_sessions()  # the next start takes the rest
     settle(timeout=JOB_TIMEOUT)
     assert len(service.resources()) == 3

@@ -5,7 +5,9 @@ their text through QCoreApplication.translate) and finds the calls that put text
 screen (setText, setToolTip, QLabel(...), QMessageBox.warning(...), addAction, ...). Their
 text must be the result of `self.tr(...)`/`translate(...)` or a variable, never a literal
 or an f-string. And every `tr`/`translate` call must have a literal source text (with
-named `{placeholders}` filled by `.format` afterwards), or lupdate cannot collect it.
+named `{placeholders}` filled by `.format` afterwards) or a value marked with
+QT_TRANSLATE_NOOP, or lupdate cannot collect it; a counted phrase is `self.tr(text, "", n)`,
+since lupdate keeps translate()'s count only when it is a literal number.
 
 The runtime side (the catalogue collected by lupdate really covers what the window shows,
 and a translation is used) is tests/gui/test_translations.py.
@@ -42,6 +44,7 @@ DIALOGS = {"information", "warning", "critical", "question", "about", "getText",
            "getInt", "getDouble", "getMultiLineText"}  # fmt: skip
 TRANSLATORS = {"tr", "translate", "QT_TRANSLATE_NOOP", "QT_TR_NOOP"}
 WORDS = re.compile(r"[A-Za-z]{2,}")
+TAGS = re.compile(r"</?[a-z]+[^>]*>|&[a-z]+;")
 
 
 def _name(call: ast.Call) -> str:
@@ -53,11 +56,19 @@ def _name(call: ast.Call) -> str:
     return ""
 
 
-def _literal_text(node: ast.AST) -> bool:
-    """A literal a person would read: a string with words, an f-string, or text joined
-    onto a value with `+` or `%`."""
+def _collectable(node: ast.AST) -> bool:
+    """A source text lupdate collects (a literal), or a value marked with
+    QT_TRANSLATE_NOOP where it was written (a name, attribute or item)."""
     if isinstance(node, ast.Constant):
-        return isinstance(node.value, str) and WORDS.search(node.value) is not None
+        return isinstance(node.value, str)
+    return isinstance(node, ast.Name | ast.Attribute | ast.Subscript)
+
+
+def _literal_text(node: ast.AST) -> bool:
+    """A literal a person would read: a string with words (outside HTML tags), an
+    f-string, or text joined onto a value with `+` or `%`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and WORDS.search(TAGS.sub("", node.value)) is not None
     if isinstance(node, ast.JoinedStr):
         return any(_literal_text(part) for part in node.values if isinstance(part, ast.Constant))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
@@ -80,8 +91,14 @@ def _problems(source: str, name_of_file: str) -> list[str]:
         where = f"{name_of_file}:{node.lineno}"
         if name in TRANSLATORS:
             text_at = 1 if name in {"translate", "QT_TRANSLATE_NOOP"} else 0
-            if len(node.args) <= text_at or not isinstance(node.args[text_at], ast.Constant):
+            if len(node.args) <= text_at or not _collectable(node.args[text_at]):
                 found.append(f"{where}: {name}() needs a literal source text")
+            if name == "translate" and (
+                len(node.args) > 3 or any(kw.arg == "n" for kw in node.keywords)
+            ):
+                # lupdate reads translate()'s count only as a literal: a variable makes
+                # the phrase singular-only, an expression drops it from the catalogue.
+                found.append(f"{where}: count a phrase with self.tr(text, '', n) in a QObject")
             if name in {"translate", "QT_TRANSLATE_NOOP"} and not (
                 node.args and isinstance(node.args[0], ast.Constant)
             ):
@@ -125,10 +142,13 @@ def test_the_check_finds_literal_text() -> None:
         "    QMessageBox.warning(self, self.tr('Title'), 'Plain words')\n"  # 5: dialog text
         "    self.tr(f'{n} memories')\n"  # 6: tr of an f-string
         "    translate(context, 'Words')\n"  # 7: context not literal
+        "    translate('Ctx', '%n words', None, n)\n"  # 8: lupdate loses the count
+        "    label.setToolTip(f'<ul><li>{n}</li></ul>')\n"  # fine: markup only
+        "    label.setText(translate('Ctx', CAPTIONS[n]))\n"  # fine: marked where written
         "    label.setText(self.tr('Import {n} files').format(n=n))\n"  # fine
         "    box.addItem(self.tr('Project'), 'project')\n"  # fine: data is not shown
         "    label.setText(self.tr('%n memories', '', n))\n"  # fine
         "    label.setText('—')\n"  # fine: no words
     )
     lines = sorted(int(problem.split(":")[1]) for problem in _problems(source, "probe.py"))
-    assert lines == [2, 3, 4, 5, 6, 7]
+    assert lines == [2, 3, 4, 5, 6, 7, 8]

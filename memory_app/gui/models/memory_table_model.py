@@ -3,13 +3,18 @@
 Rows arrive a page at a time (`canFetchMore`/`fetchMore`), asynchronously and guarded
 against re-entry, so 100,000 memories scroll without being loaded whole. A new query
 (search text, filters, sort) replaces the rows; answers to superseded queries are
-dropped by a generation counter, so fast typing never shows stale results.
+dropped by a generation counter, so fast typing never shows stale results. A query
+whose search text the store does not understand (`SearchSyntaxError`: an unknown
+category, a filter without its value) changes nothing: the rows stay, and `refused` says
+why.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import (
@@ -21,24 +26,31 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import ItemQuery, MemoryRecord
+from memory_app.domain.search_syntax import (
+    SearchQuery,
+    SearchSyntaxError,
+    Term,
+    parse_search,
+    resolve_category,
+)
+from memory_app.gui.times import relative_time
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RECORD_ROLE = Qt.ItemDataRole.UserRole + 2
 PAGE = 200
 
-# (header, sort key, how to show a record's value)
-COLUMNS: tuple[tuple[str, str, Callable[[MemoryRecord], Any]], ...] = (
-    ("Content", "content", lambda r: r.content),
-    ("Category", "category", lambda r: r.category),
-    ("Confidence", "confidence", lambda r: f"{r.confidence:.2f}"),
-    ("Used", "access_count", lambda r: str(r.access_count)),
-    ("Last used", "last_accessed_at", lambda r: relative_time(r.last_accessed_at)),
-    ("Extracted", "extracted_at", lambda r: r.extracted_at.strftime("%Y-%m-%d")),
-    ("Status", "status", lambda r: r.status),
-    ("Pinned", "pinned", lambda r: ""),
+# (sort key, how to show a record's value), in the order of the headers (`headers()`)
+COLUMNS: tuple[tuple[str, Callable[[MemoryRecord], Any]], ...] = (
+    ("content", lambda r: r.content),
+    ("category", lambda r: r.category),
+    ("confidence", lambda r: f"{r.confidence:.2f}"),
+    ("access_count", lambda r: str(r.access_count)),
+    ("last_accessed_at", lambda r: relative_time(r.last_accessed_at)),
+    ("extracted_at", lambda r: r.extracted_at.strftime("%Y-%m-%d")),
+    ("status", lambda r: r.status),
+    ("pinned", lambda r: ""),
 )
 CONTENT, CATEGORY, CONFIDENCE, USED, LAST_USED, EXTRACTED, STATUS, PINNED = range(len(COLUMNS))
 _NUMERIC = {CONFIDENCE, USED}
@@ -54,10 +66,13 @@ class MemoryTableModel(QAbstractTableModel):
     """Signals:
     loaded(int): a new query's first page arrived; the argument is the total count.
     settled: nothing is loading any more (after a query or a page).
+    refused(str, str): the store did not understand a query's search text (the reason,
+        and the text); the rows and `query` stay those of the last query shown.
     """
 
     loaded = Signal(int)
     settled = Signal()
+    refused = Signal(str, str)
 
     def __init__(self, fetch: Fetch, count: Count, spawn: Spawn, parent: Any = None) -> None:
         super().__init__(parent)
@@ -65,6 +80,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._count = count
         self._spawn = spawn
         self._query = ItemQuery(limit=PAGE)
+        self._shown = self._query  # the query whose answer the rows are
         self._rows: list[MemoryRecord] = []
         self._total = 0
         self._generation = 0
@@ -83,8 +99,21 @@ class MemoryTableModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:
         horizontal = orientation == Qt.Orientation.Horizontal
         if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
-            return COLUMNS[section][0]
+            return self.headers()[section]
         return None
+
+    def headers(self) -> tuple[str, ...]:
+        """The columns' titles, in the order of COLUMNS."""
+        return (
+            self.tr("Content"),
+            self.tr("Category"),
+            self.tr("Confidence"),
+            self.tr("Used"),
+            self.tr("Last used"),
+            self.tr("Extracted"),
+            self.tr("Status"),
+            self.tr("Pinned"),
+        )
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
@@ -94,9 +123,9 @@ class MemoryTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if column == CATEGORY:
                 return self.category_names.get(record.category, record.category)
-            return COLUMNS[column][2](record)
+            return COLUMNS[column][1](record)
         if role == SORT_ROLE:
-            value = getattr(record, COLUMNS[column][1])
+            value = getattr(record, COLUMNS[column][0])
             return "" if value is None else value
         if role == RECORD_ROLE:
             return record
@@ -105,7 +134,7 @@ class MemoryTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DecorationRole and column == PINNED and record.pinned:
             return self.pin_icon
         if role == Qt.ItemDataRole.ToolTipRole and column == PINNED and record.pinned:
-            return "Pinned: never archived or merged"
+            return self.tr("Pinned: never archived or merged")
         if role == Qt.ItemDataRole.TextAlignmentRole and column in _NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -125,7 +154,7 @@ class MemoryTableModel(QAbstractTableModel):
             return
         descending = order == Qt.SortOrder.DescendingOrder
         self.set_query(
-            dataclasses.replace(self._query, sort_key=COLUMNS[column][1], descending=descending)
+            dataclasses.replace(self._query, sort_key=COLUMNS[column][0], descending=descending)
         )
 
     # -- loading ----------------------------------------------------------------------
@@ -170,16 +199,25 @@ class MemoryTableModel(QAbstractTableModel):
         def current() -> bool:
             return generation == self._generation
 
+        refused: str | None = None
         try:
             # Typing queues queries on the one database worker; any that a newer query
             # has made stale by the time their turn comes are skipped, not run.
             total = await self._count(query, current)
             rows = await self._fetch(query, current) if total and current() else []
+        except SearchSyntaxError as exc:  # what was typed, not a failure of the app
+            refused, total, rows = str(exc), 0, []
         finally:
             if generation == self._generation:
                 self._fetching = False
         if generation != self._generation:
             return  # a newer query was asked for meanwhile
+        if refused is not None:  # the rows stay those of the last query shown
+            self._query = self._shown
+            self.refused.emit(refused, query.text)
+            self.settled.emit()
+            return
+        self._shown = self._query
         self.beginResetModel()
         self._rows = list(rows)
         self._total = total
@@ -190,6 +228,10 @@ class MemoryTableModel(QAbstractTableModel):
     async def _append(self, page: ItemQuery, generation: int) -> None:
         try:
             rows = await self._fetch(page, lambda: generation == self._generation)
+        except SearchSyntaxError as exc:  # the store's categories changed meanwhile
+            if generation == self._generation:
+                self.refused.emit(str(exc), page.text)
+            rows = []
         finally:
             if generation == self._generation:
                 self._fetching = False
@@ -232,28 +274,116 @@ class MemoryTableModel(QAbstractTableModel):
 
 class MemoryFilterProxy(QSortFilterProxyModel):
     """Sorting is the store's job (the model re-queries); the proxy narrows the loaded rows
-    at once while a debounced full-text query is on its way, so typing feels instant."""
+    at once while the full-text query is on its way, so typing feels instant.
+
+    The narrowing reads the query as the store will (`search_syntax.parse_search`): each
+    word or phrase must be in the memory's text or tags (anywhere in a word, leniently:
+    the store's answer replaces it), `-word` and `-"a phrase"` hide the memories with
+    those whole words, and `category:` and `project:` (and their `-` forms) filter by the
+    memory's category and project. A filter the store will refuse (an unknown category)
+    narrows nothing: the store's answer says what is wrong.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.setSortRole(SORT_ROLE)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(CONTENT)
-        self._words: list[str] = []
+        self._search = SearchQuery()
+        self._categories: frozenset[str] = frozenset()
+        self._excluded_categories: frozenset[str] = frozenset()
 
     def set_quick_filter(self, text: str) -> None:
+        try:
+            # Stripped, as the view asks the store (a category still being typed stays one).
+            search = parse_search(text.strip())
+        except SearchSyntaxError:  # a filter without its value: the store will say so
+            search = SearchQuery()
+        known = self._known_categories()
+        included = self._resolve(search.categories, known)
+        excluded = self._resolve(search.excluded_categories, known)
+        if search.partial_category:
+            try:
+                key = resolve_category(search.partial_category, known, partial=True)
+            except SearchSyntaxError:  # none or several start that way: no narrowing yet
+                key = None
+            if key is not None and search.partial_category_excluded:
+                excluded.add(key)
+            elif key is not None:
+                included.add(key)
         self.beginFilterChange()
-        self._words = [w for w in text.lower().split() if w]
+        self._search = search
+        self._categories, self._excluded_categories = frozenset(included), frozenset(excluded)
         self.endFilterChange()
 
+    def _known_categories(self) -> list[tuple[str, str]]:
+        source = self.sourceModel()
+        return list(source.category_names.items()) if isinstance(source, MemoryTableModel) else []
+
+    @staticmethod
+    def _resolve(values: Iterable[str], known: list[tuple[str, str]]) -> set[str]:
+        keys: set[str] = set()
+        for value in values:
+            try:
+                key = resolve_category(value, known)
+            except SearchSyntaxError:
+                continue
+            if key is not None:
+                keys.add(key)
+        return keys
+
     def filterAcceptsRow(self, source_row: int, source_parent: ModelIndex) -> bool:
-        if not self._words:
+        search = self._search
+        if search.empty:
             return True
         index = self.sourceModel().index(source_row, CONTENT, source_parent)
-        content = str(self.sourceModel().data(index) or "").lower()
-        return all(word in content for word in self._words)
+        record = index.data(RECORD_ROLE)
+        if not isinstance(record, MemoryRecord):
+            return True
+        if self._categories and record.category not in self._categories:
+            return False
+        if record.category in self._excluded_categories:
+            return False
+        if search.projects and not any(_in_project(record.project, p) for p in search.projects):
+            return False
+        if any(_in_project(record.project, p) for p in search.excluded_projects):
+            return False
+        if not (search.terms or search.excluded):
+            return True
+        words = _searchable(record.content, record.tags)
+        if not all(" ".join(term.words) in words for term in search.terms):
+            return False
+        return not any(_has_words(words, term) for term in search.excluded)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         source = self.sourceModel()
         if source is not None and column >= 0:
             source.sort(column, order)
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)  # a word as the search reads one
+_SEPARATORS = "/\\"
+
+
+@lru_cache(maxsize=4096)
+def _searchable(content: str, tags: tuple[str, ...]) -> str:
+    """A memory's text and tags as the search sees them: its words, lower-cased, one
+    space apart (and one before and after, so whole words can be told)."""
+    words = _WORD.findall(" ".join((content, *tags)).lower())
+    return f" {' '.join(words)} "
+
+
+def _has_words(searchable: str, term: Term) -> bool:
+    """Whether the text holds the term's words as whole words (the last may be a prefix)."""
+    phrase = " " + " ".join(term.words)
+    return phrase in searchable if term.prefix else f"{phrase} " in searchable
+
+
+def _in_project(project: str | None, value: str) -> bool:
+    """Whether a memory of `project` is in the project `value` names, as the store decides
+    (search_match.py): the folder itself or its last part, any case."""
+    if not project:
+        return False
+    folder = project.rstrip(_SEPARATORS).lower()
+    wanted = (value.rstrip(_SEPARATORS) or value).lower()
+    return folder == wanted or folder.endswith(("/" + wanted, "\\" + wanted))

@@ -21,9 +21,10 @@ from PySide6.QtCore import (
 )
 
 from memory_app.domain.records import ResourceRecord
+from memory_app.gui.translations import translate
 
-DATE, TITLE, PROJECT, BRANCH, TURNS, MEMORIES = range(6)
-HEADERS = ("Date", "Title", "Project", "Branch", "Turns", "Memories")
+COLUMN_COUNT = 6
+DATE, TITLE, PROJECT, BRANCH, TURNS, MEMORIES = range(COLUMN_COUNT)
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 OBJECT_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -52,7 +53,7 @@ def resource_title(record: ResourceRecord) -> str:
         return PurePath(record.source_path).name
     if record.session_id:
         return record.session_id
-    return f"Conversation #{record.id}"
+    return translate("ResourceTableModel", "Conversation #{number}").format(number=record.id)
 
 
 def project_name(record: ResourceRecord) -> str:
@@ -92,18 +93,29 @@ class ResourceTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._records)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(HEADERS)
+        return 0 if parent.isValid() else COLUMN_COUNT
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(HEADERS):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < COLUMN_COUNT:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section]
+            return self.headers()[section]
         if role == Qt.ItemDataRole.TextAlignmentRole and section in (TURNS, MEMORIES):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def headers(self) -> tuple[str, ...]:
+        """The columns' titles, in column order (DATE … MEMORIES)."""
+        return (
+            self.tr("Date"),
+            self.tr("Title"),
+            self.tr("Project"),
+            self.tr("Branch"),
+            self.tr("Turns"),
+            self.tr("Memories"),
+        )
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not self.checkIndex(index, QAbstractTableModel.CheckIndexOption.IndexIsValid):
@@ -140,7 +152,8 @@ class ResourceTableModel(QAbstractTableModel):
         if column == TURNS:
             return f"{record.turn_count:,}"
         if record.status == "pending":
-            return "pending"  # kept while its extraction failed: none yet, not "0"
+            # Kept while its extraction failed: none yet, not "0".
+            return translate("ResourceTableModel", "pending")
         return f"{record.item_count:,}"
 
     @staticmethod
@@ -157,7 +170,10 @@ class ResourceTableModel(QAbstractTableModel):
     @staticmethod
     def _tooltip(record: ResourceRecord, column: int) -> str | None:
         if column == MEMORIES and record.status == "pending":
-            return f"Extraction pending: {record.status_reason or 'the extractor failed'}"
+            reason = record.status_reason or translate("ResourceTableModel", "the extractor failed")
+            return translate("ResourceTableModel", "Extraction pending: {reason}").format(
+                reason=reason
+            )
         if column == PROJECT:
             return record.project or None
         if column == TITLE:
@@ -166,9 +182,14 @@ class ResourceTableModel(QAbstractTableModel):
                 lines.append(record.source_path)
             return "\n".join(lines)
         if column == DATE:
-            parts = [f"Imported {format_date(record.imported_at)}"]
+            parts = [
+                translate("ResourceTableModel", "Imported {date}").format(
+                    date=format_date(record.imported_at)
+                )
+            ]
             if record.started_at is not None:
-                parts.insert(0, f"Started {format_date(record.started_at)}")
+                started = translate("ResourceTableModel", "Started {date}")
+                parts.insert(0, started.format(date=format_date(record.started_at)))
             return "\n".join(parts)
         return None
 

@@ -12,12 +12,13 @@ from memory_app.gui.context import AppContext
 class View(QWidget):
     """A page of the main window: a sidebar entry, a shortcut, and a refresh.
 
-    Subclasses set `key`, `title` and `icon`, build their widgets in __init__, and load
+    Subclasses set `key` and `icon`, build their widgets in __init__ (where they also set
+    `title`, the sidebar's word, translated: `self.title = self.tr("Memories")`), and load
     data in `reload()` (a coroutine run off the GUI thread through `context.call`).
     """
 
     key = ""
-    title = ""
+    title = ""  # set by each view in __init__, through self.tr()
     icon = ""
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:

@@ -24,44 +24,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import ConflictDetail, ConflictRecord, MemoryRecord
 from memory_app.domain.textdiff import word_differences
 from memory_app.domain.validation import ValidationError
 from memory_app.gui.colours import ERROR, muted_style, text_style
 from memory_app.gui.context import AppContext
+from memory_app.gui.times import relative_time
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.empty_state import EmptyState
 
 OPEN = ("unresolved", "pending_user_review")
 AUTO_RESOLVED = ("auto_resolved",)
-# (shown, statuses asked for, resolved only): "Auto-resolved" lists the updates applied
-# without asking (a newer rule said it replaces an older one), so a person can reverse one.
+# (statuses asked for, resolved only), in the order of the filter's choices
+# (`ConflictsView.filter_names`): "Auto-resolved" lists the updates applied without asking
+# (a newer rule said it replaces an older one), so a person can reverse one.
 FILTERS = (
-    ("Open", OPEN, False),
-    ("Auto-resolved", AUTO_RESOLVED, False),
-    ("Resolved", (), True),
-    ("All", (), False),
+    (OPEN, False),
+    (AUTO_RESOLVED, False),
+    ((), True),
+    ((), False),
 )
-# (decision, button text with its Alt mnemonic, plain key on the inbox, what it does)
-ACTIONS = (
-    ("keep_older", "Keep &older", "O", "The newer memory is superseded by the older one"),
-    ("keep_newer", "Keep &newer", "N", "The older memory is superseded by the newer one"),
-    ("keep_both", "Keep &both", "B", "Both stay; the note says when each applies"),
-    ("mark_outdated", "Older out&dated", "D", "The older memory stops being valid now"),
-    ("higher_confidence", "&Higher confidence", "H", "Keep whichever is more confident"),
-)
-STATUS_WORDS = {
-    "unresolved": "open",
-    "pending_user_review": "open",
-    "accepted_newer": "kept newer",
-    "accepted_older": "kept older",
-    "accepted_higher_confidence": "kept higher confidence",
-    "kept_both_with_context": "kept both",
-    "marked_outdated": "older marked outdated",
-    "auto_resolved": "resolved automatically",
-    "merged": "merged",
-}
 
 
 def highlighted(runs: list[tuple[str, bool]], colour: str) -> str:
@@ -76,13 +58,14 @@ def highlighted(runs: list[tuple[str, bool]], colour: str) -> str:
 
 
 class ConflictCard(QFrame):
-    """One side of a conflict: the statement, its numbers, and where it came from."""
+    """One side of a conflict: the statement, its numbers, and where it came from.
+    `side` names it ("older" or "newer"), `title` is what its heading says."""
 
-    def __init__(self, side: str, parent: QWidget | None = None) -> None:
+    def __init__(self, side: str, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName(f"{side.lower()}Card")
+        self.setObjectName(f"{side}Card")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.side = QLabel(f"<b>{side}</b>", self)
+        self.side = QLabel(f"<b>{html.escape(title)}</b>", self)
         self.content = QLabel(self)
         self.content.setWordWrap(True)
         self.content.setTextFormat(Qt.TextFormat.RichText)
@@ -102,39 +85,51 @@ class ConflictCard(QFrame):
     def show_item(
         self, item: MemoryRecord, runs: list[tuple[str, bool]], excerpt: str, mark: str
     ) -> None:
-        self.content.setText(f'<span style="font-size:large">{highlighted(runs, mark)}</span>')
-        used = f"used {item.access_count}×" if item.access_count else "not used yet"
+        statement = f'<span style="font-size:large">{highlighted(runs, mark)}</span>'  # markup
+        self.content.setText(statement)
+        if item.access_count:
+            used = self.tr("used %n×", "", item.access_count)
+        else:
+            used = self.tr("not used yet")
         if item.last_accessed_at:
-            used += f" · last {relative_time(item.last_accessed_at)}"
+            used = self.tr("{uses} · last {when}").format(
+                uses=used, when=relative_time(item.last_accessed_at)
+            )
         self.meta.setText(
-            f"#{item.id} · {item.category.replace('_', ' ').capitalize()} · "
-            f"confidence {item.confidence:.2f} · "
-            f"{relative_time(item.valid_from or item.extracted_at)}\n{used} · {item.status}"
+            self.tr(
+                "#{number} · {category} · confidence {confidence} · {when}\n{uses} · {status}"
+            ).format(
+                number=item.id,
+                category=item.category.replace("_", " ").capitalize(),
+                confidence=f"{item.confidence:.2f}",
+                when=relative_time(item.valid_from or item.extracted_at),
+                uses=used,
+                status=item.status,  # the store's word
+            )
         )
         if item.source_resource_id is None:
-            self.excerpt.setText("<i>Written by hand.</i>")
+            self.excerpt.setText("<i>{}</i>".format(html.escape(self.tr("Written by hand."))))
             return
         start = item.turn_start if item.turn_start is not None else -1
         end = item.turn_end if item.turn_end is not None else start
-        quote = f"“…{html.escape(excerpt)}…” " if excerpt else ""
-        self.excerpt.setText(
-            f'<i>{quote}</i><a href="source:{item.source_resource_id}:{start}:{end}">'
-            f"Open conversation #{item.source_resource_id} ↗</a>"
-        )
+        quote = self.tr("“…{excerpt}…”").format(excerpt=html.escape(excerpt)) if excerpt else ""
+        link = self.tr("Open conversation #{number} ↗").format(number=item.source_resource_id)
+        anchor = f'<a href="source:{item.source_resource_id}:{start}:{end}">{html.escape(link)}</a>'
+        self.excerpt.setText(f"<i>{quote}</i> {anchor}" if quote else anchor)
 
 
 class ConflictsView(View):
     key = "conflicts"
-    title = "Conflicts"
     icon = "conflicts"
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        self.title = self.tr("Conflicts")
         self.detail: ConflictDetail | None = None
         self.records: list[ConflictRecord] = []
 
         self.filter = QComboBox(self)
-        for text, _statuses, _resolved in FILTERS:
+        for text in self.filter_names():
             self.filter.addItem(text)
         self.filter.currentIndexChanged.connect(lambda *_: self.context.spawn(self.reload()))
         self.inbox = QListWidget(self)
@@ -154,8 +149,8 @@ class ConflictsView(View):
         column.setSpacing(10)
         self.header = QLabel(right)
         self.header.setWordWrap(True)
-        self.older = ConflictCard("Older", right)
-        self.newer = ConflictCard("Newer", right)
+        self.older = ConflictCard("older", self.tr("Older"), right)
+        self.newer = ConflictCard("newer", self.tr("Newer"), right)
         for card in (self.older, self.newer):
             card.excerpt.linkActivated.connect(self._open_source)
         cards = QHBoxLayout()
@@ -165,29 +160,36 @@ class ConflictsView(View):
         self.more = QLabel(right)
         self.note = QLineEdit(right)
         self.note.setObjectName("resolutionNote")
-        self.note.setPlaceholderText("Note: why, or when each applies (kept with the resolution)")
+        self.note.setPlaceholderText(
+            self.tr("Note: why, or when each applies (kept with the resolution)")
+        )
         self.buttons: dict[str, QPushButton] = {}
         actions = QHBoxLayout()
         actions.setSpacing(6)
-        for decision, text, key, tip in ACTIONS:
+        for decision, text, key, tip in self.decisions():
             button = QPushButton(text, right)
-            button.setToolTip(f"{tip} (Alt+{key}, or {key} in the inbox)")
+            button.setToolTip(tip.format(key=key))
             button.clicked.connect(lambda _c=False, d=decision: self.resolve(d))
             self.buttons[decision] = button
             actions.addWidget(button)
             shortcut = QShortcut(QKeySequence(key), self.inbox)
-            shortcut.setWhatsThis(f"{text.replace('&', '')} (in the inbox)")
+            shortcut.setWhatsThis(
+                self.tr("{action} (in the inbox)").format(action=text.replace("&", ""))
+            )
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(lambda d=decision: self.resolve(d))
-        self.merge_button = QPushButton("&Merge…", right)
-        self.merge_button.setToolTip("Write one statement that replaces both (Alt+M)")
+        self.merge_button = QPushButton(self.tr("&Merge…"), right)
+        self.merge_button.setToolTip(self.tr("Write one statement that replaces both (Alt+M)"))
         self.merge_button.clicked.connect(self.start_merge)
-        self.skip_button = QPushButton("&Skip ›", right)
-        self.skip_button.setToolTip("Leave this one open and show the next (Alt+S)")
+        self.skip_button = QPushButton(self.tr("&Skip ›"), right)
+        self.skip_button.setToolTip(self.tr("Leave this one open and show the next (Alt+S)"))
         self.skip_button.clicked.connect(self.next_conflict)
-        self.reopen_button = QPushButton("&Reopen", right)
+        self.reopen_button = QPushButton(self.tr("&Reopen"), right)
         self.reopen_button.setToolTip(
-            "Undo this resolution: both memories are active again and the conflict is open (Alt+R)"
+            self.tr(
+                "Undo this resolution: both memories are active again and the conflict is "
+                "open (Alt+R)"
+            )
         )
         self.reopen_button.clicked.connect(self.reopen)
         actions.addWidget(self.merge_button)
@@ -196,11 +198,11 @@ class ConflictsView(View):
         actions.addWidget(self.skip_button)
         self.merge_editor = QPlainTextEdit(right)
         self.merge_editor.setObjectName("mergedStatement")
-        self.merge_editor.setPlaceholderText("The one statement to keep instead of both")
+        self.merge_editor.setPlaceholderText(self.tr("The one statement to keep instead of both"))
         self.merge_editor.setMaximumHeight(90)
-        self.merge_save = QPushButton("Save Merged Statement", right)
+        self.merge_save = QPushButton(self.tr("Save Merged Statement"), right)
         self.merge_save.clicked.connect(lambda: self.resolve("merge"))
-        self.merge_cancel = QPushButton("Cancel", right)
+        self.merge_cancel = QPushButton(self.tr("Cancel"), right)
         self.merge_cancel.clicked.connect(lambda: self._show_merge(False))
         merge_row = QHBoxLayout()
         merge_row.addWidget(self.merge_editor, 1)
@@ -232,11 +234,13 @@ class ConflictsView(View):
         splitter.setCollapsible(1, False)
         self.main = splitter
         self.empty = EmptyState(
-            "conflicts",
-            "No contradictions",
-            "When two memories disagree (say, “use tabs” and later “we switched to "
-            "spaces”), they appear here side by side for you to decide. Nothing is "
-            "overwritten without you.",
+            icon="conflicts",
+            title=self.tr("No contradictions"),
+            text=self.tr(
+                "When two memories disagree (say, “use tabs” and later “we switched to "
+                "spaces”), they appear here side by side for you to decide. Nothing is "
+                "overwritten without you."
+            ),
             parent=self,
         )
         self.pages = QStackedLayout(self)
@@ -244,14 +248,79 @@ class ConflictsView(View):
         self.pages.addWidget(self.main)
         context.events.memories_changed.connect(self._store_changed)
 
+    def filter_names(self) -> tuple[str, ...]:
+        """The filter's choices, in the order of FILTERS."""
+        return (self.tr("Open"), self.tr("Auto-resolved"), self.tr("Resolved"), self.tr("All"))
+
+    def decisions(self) -> tuple[tuple[str, str, str, str], ...]:
+        """(decision, button text with its Alt mnemonic, plain key on the inbox, what it
+        does: a tooltip with the `{key}` to place)"""
+        return (
+            (
+                "keep_older",
+                self.tr("Keep &older"),
+                "O",
+                self.tr(
+                    "The newer memory is superseded by the older one (Alt+{key}, or {key} in "
+                    "the inbox)"
+                ),
+            ),
+            (
+                "keep_newer",
+                self.tr("Keep &newer"),
+                "N",
+                self.tr(
+                    "The older memory is superseded by the newer one (Alt+{key}, or {key} in "
+                    "the inbox)"
+                ),
+            ),
+            (
+                "keep_both",
+                self.tr("Keep &both"),
+                "B",
+                self.tr(
+                    "Both stay; the note says when each applies (Alt+{key}, or {key} in the inbox)"
+                ),
+            ),
+            (
+                "mark_outdated",
+                self.tr("Older out&dated"),
+                "D",
+                self.tr(
+                    "The older memory stops being valid now (Alt+{key}, or {key} in the inbox)"
+                ),
+            ),
+            (
+                "higher_confidence",
+                self.tr("&Higher confidence"),
+                "H",
+                self.tr("Keep whichever is more confident (Alt+{key}, or {key} in the inbox)"),
+            ),
+        )
+
+    def status_words(self, status: str) -> str:
+        """A conflict's status as the inbox and the notices say it."""
+        words = {
+            "unresolved": self.tr("open"),
+            "pending_user_review": self.tr("open"),
+            "accepted_newer": self.tr("kept newer"),
+            "accepted_older": self.tr("kept older"),
+            "accepted_higher_confidence": self.tr("kept higher confidence"),
+            "kept_both_with_context": self.tr("kept both"),
+            "marked_outdated": self.tr("older marked outdated"),
+            "auto_resolved": self.tr("resolved automatically"),
+            "merged": self.tr("merged"),
+        }
+        return words.get(status, status)
+
     # -- loading ----------------------------------------------------------------------
 
     def statuses(self) -> tuple[str, ...]:
-        return FILTERS[self.filter.currentIndex()][1]
+        return FILTERS[self.filter.currentIndex()][0]
 
     async def reload(self) -> None:
         records = await self.context.call(self.context.service.conflicts, self.statuses())
-        if FILTERS[self.filter.currentIndex()][2]:  # resolved: everything not open
+        if FILTERS[self.filter.currentIndex()][1]:  # resolved: everything not open
             records = [r for r in records if r.status not in OPEN]
         self.show_conflicts(records)
 
@@ -261,8 +330,8 @@ class ConflictsView(View):
         self.inbox.blockSignals(True)
         self.inbox.clear()
         for record in records:
-            title = record.reason or f"Conflict #{record.id}"
-            state = STATUS_WORDS.get(record.status, record.status)
+            title = record.reason or self.tr("Conflict #{number}").format(number=record.id)
+            state = self.status_words(record.status)
             item = QListWidgetItem(
                 f"{title}\n{record.category.replace('_', ' ')} · {relative_time(record.created_at)}"
                 + ("" if record.status in OPEN else f" · {state}")
@@ -295,20 +364,25 @@ class ConflictsView(View):
     def show_detail(self, detail: ConflictDetail) -> None:
         self.detail = detail
         record, items = detail.record, detail.items
-        state = STATUS_WORDS.get(record.status, record.status)
+        state = self.status_words(record.status)
+        title = self.tr("Conflict in {category}").format(category=record.category.replace("_", " "))
+        detected = self.tr("detected {when}").format(when=relative_time(record.created_at))
         reason = f" · {html.escape(record.reason)}" if record.reason else ""
-        self.header.setText(
-            f"<b>Conflict in {html.escape(record.category.replace('_', ' '))}</b> · detected "
-            f"{relative_time(record.created_at)}{reason} · <i>{state}</i>"
-            + (f"<br>Note: {html.escape(record.notes)}" if record.notes else "")
+        note = self.tr("Note: {note}").format(note=record.notes) if record.notes else ""
+        heading = (
+            f"<b>{html.escape(title)}</b> · {html.escape(detected)}{reason} · "
+            f"<i>{html.escape(state)}</i>" + (f"<br>{html.escape(note)}" if note else "")
         )
+        self.header.setText(heading)
         older, newer = items[0], items[-1]
         runs_old, runs_new = word_differences(older.content, newer.content)
         mark = self._mark_colour()
         self.older.show_item(older, runs_old, detail.excerpts.get(older.id, ""), mark)
         self.newer.show_item(newer, runs_new, detail.excerpts.get(newer.id, ""), mark)
         extra = len(items) - 2
-        self.more.setText(f"…and {extra} more memories in this conflict." if extra > 0 else "")
+        self.more.setText(
+            self.tr("…and %n more memories in this conflict.", "", extra) if extra > 0 else ""
+        )
         self.more.setVisible(extra > 0)
         is_open = record.status in OPEN
         for button in (*self.buttons.values(), self.merge_button, self.skip_button):
@@ -322,7 +396,7 @@ class ConflictsView(View):
 
     def _clear_detail(self) -> None:
         self.detail = None
-        self.header.setText("<i>Select a conflict.</i>")
+        self.header.setText("<i>{}</i>".format(html.escape(self.tr("Select a conflict."))))
         for card in (self.older, self.newer):
             card.content.clear()
             card.meta.clear()
@@ -367,8 +441,11 @@ class ConflictsView(View):
             self.error.show()
             return
         self.note.clear()
-        words = STATUS_WORDS.get(record.status, record.status)
-        self.context.events.notify.emit(f"Conflict #{ident}: {words}.", self._undo)
+        outcome = self.status_words(record.status)
+        self.context.events.notify.emit(
+            self.tr("Conflict #{number}: {outcome}.").format(number=ident, outcome=outcome),
+            self._undo,
+        )
         self.context.events.memories_changed.emit()
         await self.reload()
 
@@ -384,7 +461,9 @@ class ConflictsView(View):
             self.error.setText(str(exc))
             self.error.show()
             return
-        self.context.events.notify.emit(f"Conflict #{ident} is open again.", None)
+        self.context.events.notify.emit(
+            self.tr("Conflict #{number} is open again.").format(number=ident), None
+        )
         self.context.events.memories_changed.emit()
         await self.reload()
 
@@ -399,7 +478,7 @@ class ConflictsView(View):
     async def _undo_async(self) -> None:
         ids = await self.context.call(self.context.service.undo)
         self.context.events.notify.emit(
-            "Undid the resolution." if ids else "Nothing to undo.", None
+            self.tr("Undid the resolution.") if ids else self.tr("Nothing to undo."), None
         )
         self.context.events.memories_changed.emit()
 

@@ -22,10 +22,9 @@ from PySide6.QtWidgets import (
 )
 
 from memory_app.assets import icon_path
-from memory_app.domain.humanize import relative_time
-from memory_app.domain.records import ActivityEntry, CategoryInfo, DashboardData
+from memory_app.domain.records import ActivityEntry, CategoryInfo, DashboardData, Stats
 from memory_app.gui.context import AppContext
-from memory_app.gui.times import full_time, upcoming_time
+from memory_app.gui.times import full_time, relative_time, upcoming_time
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.gui.widgets.stat_card import StatCard
@@ -35,52 +34,24 @@ from memory_app.gui.widgets.welcome import WelcomePanel
 MARGIN = 20
 SPACING = 12
 
-# Card key → (caption, the view and argument that clicking it opens).
-CARDS: dict[str, tuple[str, tuple[str, Any]]] = {
-    "items": ("Memories", ("memories", None)),
-    "categories": ("Categories", ("memories", None)),
-    "resources": ("Conversations processed", ("sources", None)),
-    "conflicts": ("Open conflicts", ("conflicts", None)),
-    "last_memorized": ("Last memorized", ("sources", None)),
-    "next_maintenance": ("Next maintenance", ("maintenance", None)),
+# Card key → the view and argument that clicking it opens (captions: `card_captions()`).
+CARDS: dict[str, tuple[str, Any]] = {
+    "items": ("memories", None),
+    "categories": ("memories", None),
+    "resources": ("sources", None),
+    "conflicts": ("conflicts", None),
+    "last_memorized": ("sources", None),
+    "next_maintenance": ("maintenance", None),
 }
 CHARTS_MODULE = "memory_app.gui.widgets.charts"
 CHART_STRETCH = (4, 3, 3)  # category names need the most room
 CHART_MIN_HEIGHT = 230  # the charts own minimum, so nothing moves when they arrive
 ACTIVITY_ICONS = {"import": "sources", "change": "memories", "maintenance": "maintenance"}
-NO_ACTIVITY = "Nothing yet: import a conversation from File ▸ Import"
-
-
-# How the card explains what is kept but not counted (records.COUNTED_STATUSES).
-KEPT_ASIDE = (
-    ("held", "held for review"),
-    ("archived", "archived"),
-    ("superseded", "superseded"),
-    ("invalid", "marked invalid"),
-    ("deleted", "deleted"),
-)
 
 
 def _is_empty(data: DashboardData) -> bool:
     """Nothing imported yet: the dashboard shows its welcome page."""
     return not any(data.stats.items_by_status.values()) and data.stats.resources == 0
-
-
-def items_tooltip(stats: Any) -> str:
-    """What the memories card counts, and what the store keeps beside it."""
-    lines = [
-        f"{stats.items:,} active memories: the ones search and the assistant's context use"
-        f" ({stats.pinned:,} pinned)."
-    ]
-    aside = [
-        f"{stats.items_by_status.get(status, 0):,} {words}"
-        for status, words in KEPT_ASIDE
-        if stats.items_by_status.get(status, 0)
-    ]
-    if aside:
-        lines.append("Also kept, not counted: " + ", ".join(aside) + ".")
-    lines.append("Open Memories.")
-    return "\n".join(lines)
 
 
 class CardRow(QWidget):
@@ -133,11 +104,11 @@ class DashboardView(View):
     """
 
     key = "dashboard"
-    title = "Dashboard"
     icon = "dashboard"
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        self.title = self.tr("Dashboard")
         self.data: DashboardData | None = None
         self._categories: list[CategoryInfo] | None = None
         self._loading = False
@@ -150,8 +121,9 @@ class DashboardView(View):
         content.setObjectName("dashboardContent")
 
         self.cards: dict[str, StatCard] = {}
-        for key, (caption, target) in CARDS.items():
-            card = StatCard(caption, content)
+        captions = self.card_captions()
+        for key, target in CARDS.items():
+            card = StatCard(captions[key], content)
             card.setObjectName(f"{key}Card")
             card.clicked.connect(lambda target=target: self.context.events.navigate.emit(*target))
             self.cards[key] = card
@@ -172,7 +144,7 @@ class DashboardView(View):
         self.weekly_chart: Any = None
         self.confidence_chart: Any = None
 
-        heading = QLabel("Recent activity", content)
+        heading = QLabel(self.tr("Recent activity"), content)
         heading.setObjectName("activityHeading")
         font = QFont(heading.font())
         font.setWeight(QFont.Weight.DemiBold)
@@ -192,7 +164,9 @@ class DashboardView(View):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.activity.itemActivated.connect(self._open_activity)
-        self.no_activity = QLabel(NO_ACTIVITY, content)
+        self.no_activity = QLabel(
+            self.tr("Nothing yet: import a conversation from File ▸ Import"), content
+        )
         self.no_activity.setObjectName("noActivity")
         self.no_activity.setWordWrap(True)
         self.activity_pages = QStackedLayout()
@@ -205,7 +179,9 @@ class DashboardView(View):
         column.addWidget(self.card_row)
         self.usage = QLabel("", content)
         self.usage.setObjectName("modelUsage")
-        self.usage.setToolTip("Model calls made by the Claude extractor; costs are estimates.")
+        self.usage.setToolTip(
+            self.tr("Model calls made by the Claude extractor; costs are estimates.")
+        )
         self.usage.hide()
         column.addWidget(self.usage)
         column.addSpacing(SPACING)
@@ -225,6 +201,50 @@ class DashboardView(View):
         self._clock.timeout.connect(self._refresh_times)
         context.events.memories_changed.connect(self._store_changed)
         context.events.sources_changed.connect(self._store_changed)
+
+    # -- words ------------------------------------------------------------------------
+
+    def card_captions(self) -> dict[str, str]:
+        """Card key → its caption."""
+        return {
+            "items": self.tr("Memories"),
+            "categories": self.tr("Categories"),
+            "resources": self.tr("Conversations processed"),
+            "conflicts": self.tr("Open conflicts"),
+            "last_memorized": self.tr("Last memorized"),
+            "next_maintenance": self.tr("Next maintenance"),
+        }
+
+    def kept_aside(self) -> tuple[tuple[str, str], ...]:
+        """How the memories card explains what is kept but not counted
+        (records.COUNTED_STATUSES): (status, words placing the {count})."""
+        return (
+            ("held", self.tr("{count} held for review")),
+            ("archived", self.tr("{count} archived")),
+            ("superseded", self.tr("{count} superseded")),
+            ("invalid", self.tr("{count} marked invalid")),
+            ("deleted", self.tr("{count} deleted")),
+        )
+
+    def items_tooltip(self, stats: Stats) -> str:
+        """What the memories card counts, and what the store keeps beside it."""
+        lines = [
+            self.tr(
+                "%n active memories: the ones search and the assistant's context use"
+                " ({pinned} pinned).",
+                "",
+                stats.items,
+            ).format(pinned=f"{stats.pinned:,}")
+        ]
+        aside = [
+            words.format(count=f"{stats.items_by_status.get(status, 0):,}")
+            for status, words in self.kept_aside()
+            if stats.items_by_status.get(status, 0)
+        ]
+        if aside:
+            lines.append(self.tr("Also kept, not counted: {kinds}.").format(kinds=", ".join(aside)))
+        lines.append(self.tr("Open Memories."))
+        return "\n".join(lines)
 
     # -- loading ----------------------------------------------------------------------
 
@@ -294,14 +314,14 @@ class DashboardView(View):
             return
         self.pages.setCurrentWidget(self.scroll_area)
 
-        self.cards["items"].set_value(f"{stats.items:,}", items_tooltip(stats))
-        self.cards["categories"].set_value(f"{stats.categories:,}", "Open Memories.")
-        self.cards["resources"].set_value(f"{stats.resources:,}", "Open Sources.")
+        self.cards["items"].set_value(f"{stats.items:,}", self.items_tooltip(stats))
+        self.cards["categories"].set_value(f"{stats.categories:,}", self.tr("Open Memories."))
+        self.cards["resources"].set_value(f"{stats.resources:,}", self.tr("Open Sources."))
         self.cards["conflicts"].set_value(
             f"{stats.conflicts_open:,}",
-            "Contradicting memories waiting for your decision.\nOpen Conflicts."
+            self.tr("Contradicting memories waiting for your decision.\nOpen Conflicts.")
             if stats.conflicts_open
-            else "No contradictions to resolve.\nOpen Conflicts.",
+            else self.tr("No contradictions to resolve.\nOpen Conflicts."),
         )
         self._show_times()
 
@@ -309,7 +329,7 @@ class DashboardView(View):
         self.category_chart.set_data(counts, names)
         self.weekly_chart.set_data(
             data.weekly_added,
-            empty_text="Nothing added in these weeks" if stats.items else "No data yet",
+            empty_text=self.tr("Nothing added in these weeks") if stats.items else None,
         )
         self.confidence_chart.set_data(data.confidence_histogram)
         self._show_activity(data.activity)
@@ -320,12 +340,16 @@ class DashboardView(View):
             self.usage.hide()
             return
         tokens = usage.input_tokens + usage.output_tokens
-        runs = "1 extraction run" if usage.runs == 1 else f"{usage.runs:,} extraction runs"
-        cost = f"${usage.cost_usd:,.2f}" if usage.cost_usd >= 0.01 else "under $0.01"
-        requests = "1 request" if usage.requests == 1 else f"{usage.requests:,} requests"
-        text = f"Claude: {runs} · {requests} · {tokens:,} tokens · {cost} estimated"
+        cost = f"${usage.cost_usd:,.2f}" if usage.cost_usd >= 0.01 else self.tr("under $0.01")
+        text = self.tr("Claude: {runs} · {requests} · {tokens} · {cost} estimated").format(
+            runs=self.tr("%n extraction runs", "", usage.runs),
+            requests=self.tr("%n requests", "", usage.requests),
+            # The count chooses the word; the number keeps its thousands separators.
+            tokens=self.tr("{count} tokens", "", tokens).format(count=f"{tokens:,}"),
+            cost=cost,
+        )
         if usage.errors:
-            text += f" · {usage.errors} failed"
+            text = self.tr("{usage} · {count} failed").format(usage=text, count=usage.errors)
         self.usage.setText(text)
         self.usage.show()
 
@@ -335,17 +359,22 @@ class DashboardView(View):
         last = self.data.stats.last_memorized
         self.cards["last_memorized"].set_value(
             relative_time(last),
-            f"Last import: {full_time(last)}.\nOpen Sources." if last else "Nothing imported yet.",
+            self.tr("Last import: {time}.\nOpen Sources.").format(time=full_time(last))
+            if last
+            else self.tr("Nothing imported yet."),
         )
         upcoming = self.data.next_maintenance
         if upcoming is None:
             self.cards["next_maintenance"].set_value(
-                "Not scheduled",
-                "Every maintenance job is switched off.\nOpen Maintenance to switch them on.",
+                self.tr("Not scheduled"),
+                self.tr(
+                    "Every maintenance job is switched off.\nOpen Maintenance to switch them on."
+                ),
             )
         else:
             self.cards["next_maintenance"].set_value(
-                upcoming_time(upcoming), f"{full_time(upcoming)}.\nOpen Maintenance."
+                upcoming_time(upcoming),
+                self.tr("{time}.\nOpen Maintenance.").format(time=full_time(upcoming)),
             )
 
     def _category_counts(self, data: DashboardData) -> tuple[dict[str, int], dict[str, str]]:

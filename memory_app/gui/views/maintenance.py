@@ -16,13 +16,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
-from memory_app.domain.humanize import relative_time
 from memory_app.domain.maintenance import JOB_KINDS, ProposedChange, Schedule
 from memory_app.domain.records import MaintenanceRunRecord
 from memory_app.gui.context import AppContext
 from memory_app.gui.maintenance_runner import job_label
+from memory_app.gui.times import relative_time
+from memory_app.gui.translations import translate
 from memory_app.gui.views.base import View
-from memory_app.gui.widgets.changeset import ChangesetPanel, plural
+from memory_app.gui.widgets.changeset import ChangesetPanel
 from memory_app.gui.widgets.maintenance_schedule import SchedulePanel
 from memory_app.gui.widgets.run_log import RunLog, run_title
 from memory_app.operations.maintenance import JobStatus
@@ -34,7 +35,6 @@ log = logging.getLogger(__name__)
 SETTINGS_DRY_RUN = "maintenance/dryRun"
 SETTINGS_SPLITTER = "maintenance/splitter"
 RUNS_SHOWN = 50
-REVIEW_SUFFIX = " to review"  # how a run's outcome ends when its changes wait for a person
 ACTION_ERRORS = (StoreError, ValueError, LookupError)
 
 
@@ -62,16 +62,21 @@ def load_snapshot(service: MemoryService, runs: int = RUNS_SHOWN) -> Maintenance
 
 def run_origins(runs: tuple[MaintenanceRunRecord, ...]) -> dict[int, str]:
     """Run id → "from Nightly consolidation (dry run), 3 h ago" for the preview."""
-    return {r.id: f"from {run_title(r)}, {relative_time(r.started_at)}" for r in runs}
+    return {
+        r.id: translate("MaintenanceView", "from {run}, {time}").format(
+            run=run_title(r), time=relative_time(r.started_at)
+        )
+        for r in runs
+    }
 
 
 class MaintenanceView(View):
     key = "maintenance"
-    title = "Maintenance"
     icon = "maintenance"
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        self.title = self.tr("Maintenance")
         self.runner = context.maintenance
         self.snapshot: MaintenanceSnapshot | None = None
         self.last_record: MaintenanceRunRecord | None = None
@@ -79,6 +84,9 @@ class MaintenanceView(View):
         self._reload_wanted = False
         self._reload_running = False
         self._loaded = False
+        # The job label and count of the status bar's "…: 3 changes to review", while it
+        # says so (a run's outcome, kept up to date as changes are decided).
+        self._review: tuple[str, int] | None = None
 
         self.schedule = SchedulePanel(self)
         self.changeset = ChangesetPanel(self)
@@ -115,7 +123,7 @@ class MaintenanceView(View):
         self.log.undo_requested.connect(self.undo_run)
 
         shortcut = QShortcut(QKeySequence("Ctrl+Return"), self)
-        shortcut.setWhatsThis("Apply the accepted changes")  # in Help > Keyboard Shortcuts
+        shortcut.setWhatsThis(self.tr("Apply the accepted changes"))  # in Help > Keyboard Shortcuts
         shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         shortcut.activated.connect(self.apply_accepted)
 
@@ -145,17 +153,20 @@ class MaintenanceView(View):
         """The status bar's "Nightly consolidation: 3 changes to review" (a run's outcome)
         says how many still wait, and goes once none does (applied or rejected)."""
         status = self.context.status
-        if status.state != status.READY or not status.message.endswith(REVIEW_SUFFIX):
+        if self._review is None:
+            return
+        label, shown = self._review
+        if status.state != status.READY or status.message != self.runner.to_review(label, shown):
+            self._review = None  # the status bar has moved on
             return
         waiting = sum(1 for change in changes if change.decision in ("pending", "accepted"))
         if not waiting:
+            self._review = None
             status.finish()
             return
-        label = status.message.rpartition(": ")[0]
-        message = f"{plural(waiting, 'change')}{REVIEW_SUFFIX}"
-        message = f"{label}: {message}" if label else message
-        if message != status.message:
-            status.finish(message)
+        if waiting != shown:
+            self._review = (label, waiting)
+            status.finish(self.runner.to_review(label, waiting))
 
     def _schedule_reload(self) -> None:
         """Coalesce change notifications into one reload at a time (once shown)."""
@@ -183,7 +194,9 @@ class MaintenanceView(View):
         try:
             await self.context.call(self.context.service.set_schedule, schedule)
         except ACTION_ERRORS as exc:
-            self.context.status.fail(f"Could not save the schedule: {exc}")
+            self.context.status.fail(
+                self.tr("Could not save the schedule: {error}").format(error=exc)
+            )
         await self.reload()  # the next run moves with the interval
 
     # -- running jobs -----------------------------------------------------------------
@@ -218,6 +231,12 @@ class MaintenanceView(View):
 
     def _job_finished(self, record: MaintenanceRunRecord) -> None:
         self.schedule.set_running(None)
+        pending = record.result.get("pending")
+        waits = record.status == "success" and not record.result.get("applied")
+        # The runner's outcome then reads "…: 3 changes to review" (see _recount_review).
+        self._review = (
+            (job_label(record.kind, record.dry_run), pending) if waits and pending else None
+        )
         self.changeset.set_busy(self._applying)
         self.last_record = record
         self._loaded = True
@@ -225,6 +244,7 @@ class MaintenanceView(View):
 
     def _job_failed(self, message: str) -> None:
         self.schedule.set_running(None)
+        self._review = None
         self.changeset.set_busy(self._applying)
         self._schedule_reload()
 
@@ -237,7 +257,9 @@ class MaintenanceView(View):
         try:
             await self.context.call(self.context.service.decide_changes, ids, decision)
         except ACTION_ERRORS as exc:
-            self.context.status.fail(f"Could not record the decision: {exc}")
+            self.context.status.fail(
+                self.tr("Could not record the decision: {error}").format(error=exc)
+            )
             self._schedule_reload()  # show what the store really holds
 
     def apply_accepted(self) -> Any:
@@ -253,20 +275,25 @@ class MaintenanceView(View):
         try:
             result = await self.context.call(service.apply_changes)
         except ACTION_ERRORS as exc:
-            self.context.status.fail(f"Could not apply the changes: {exc}")
+            self.context.status.fail(
+                self.tr("Could not apply the changes: {error}").format(error=exc)
+            )
             return
         finally:
             self._applying = False
             self.changeset.set_busy(self.runner.running)
-        text = f"Applied {plural(result.applied, 'change')}"
         if result.stale:
-            text += (
-                f"; {plural(result.stale, 'change')} skipped: the memories changed since "
-                "the run proposed it"
-            )
+            text = self.tr(
+                "Applied {applied}; %n changes skipped: the memories changed since the run "
+                "proposed it.",
+                "",
+                result.stale,
+            ).format(applied=self.tr("%n changes", "", result.applied))
+        else:
+            text = self.tr("Applied %n changes.", "", result.applied)
         group = result.group_id
         undo = (lambda: self._undo_group(group)) if group else None
-        self.context.events.notify.emit(text + ".", undo)
+        self.context.events.notify.emit(text, undo)
         if result.applied:
             self.context.events.memories_changed.emit()
         await self.reload()
@@ -283,11 +310,14 @@ class MaintenanceView(View):
         try:
             touched = await self.context.call(self.context.service.undo_maintenance, group_id)
         except ACTION_ERRORS as exc:
-            self.context.status.fail(f"Could not undo the maintenance changes: {exc}")
+            self.context.status.fail(
+                self.tr("Could not undo the maintenance changes: {error}").format(error=exc)
+            )
             return
-        text = "Undid the maintenance changes"
         if touched:
-            text += f" to {plural(len(touched), 'memory', 'memories')}"
-        self.context.events.notify.emit(text + ".", None)
+            text = self.tr("Undid the maintenance changes to %n memories.", "", len(touched))
+        else:
+            text = self.tr("Undid the maintenance changes.")
+        self.context.events.notify.emit(text, None)
         self.context.events.memories_changed.emit()
         await self.reload()

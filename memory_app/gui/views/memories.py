@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from memory_app.assets import icon_path
-from memory_app.domain.humanize import plural
 from memory_app.domain.records import CategoryInfo, ItemQuery, MemoryRecord
 from memory_app.domain.validation import ValidationError
+from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
 from memory_app.gui.models.memory_table_model import (
     CATEGORY,
@@ -57,43 +57,16 @@ from memory_app.gui.widgets.scroll_page import scroll_page
 # the loaded rows has painted); while one is running, keystrokes coalesce into a single
 # next query. A 150 ms debounce alone used up the 100 ms keystroke-to-results budget.
 SEARCH_DEBOUNCE_MS = 0
-STATUS_CHOICES = (
-    ("Active", ("active",)),
-    ("Held for review", ("held",)),
-    ("Archived", ("archived",)),
-    ("Superseded", ("superseded",)),
-    ("Deleted", ("deleted",)),
-    ("Invalid", ("invalid",)),
-    ("All statuses", ()),
-)
-PINNED_CHOICES = (("Pinned or not", None), ("Pinned only", True), ("Not pinned", False))
-DATE_CHOICES = (
-    ("Any time", None),
-    ("Last 7 days", 7),
-    ("Last 30 days", 30),
-    ("Last 90 days", 90),
-    ("Last year", 365),
-)
 ALL = "__all__"
-# The footer's words for a list of memories in these statuses ("3 archived memories").
-STATUS_WORDS = {
-    ("active",): ("memory", "memories"),
-    ("held",): ("memory held for review", "memories held for review"),
-    ("archived",): ("archived memory", "archived memories"),
-    ("superseded",): ("superseded memory", "superseded memories"),
-    ("deleted",): ("deleted memory", "deleted memories"),
-    ("invalid",): ("invalid memory", "invalid memories"),
-    (): ("memory of any status", "memories of any status"),
-}
 
 
 class MemoriesView(View):
     key = "memories"
-    title = "Memories"
     icon = "memories"
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        self.title = self.tr("Memories")
         self.categories: list[CategoryInfo] = []
         self.model = MemoryTableModel(self._fetch, self._count, context.spawn, self)
         self.proxy = MemoryFilterProxy(self)
@@ -104,6 +77,9 @@ class MemoriesView(View):
         self._search_timer.timeout.connect(self.apply_filters)
         self._pending_select: int | None = None
         self._search_pending = False
+        # A search the store did not understand: (why, the text it was asked), shown in
+        # the footer until a search is understood or the text changes.
+        self._search_problem: tuple[str, str] | None = None
         # What was selected (and shown in the editor) when the rows were last replaced:
         # selected again afterwards where still listed, so a reload after an edit, an
         # undo or an import keeps the person's place and refreshes what they see.
@@ -124,6 +100,7 @@ class MemoriesView(View):
         layout.addWidget(splitter)
 
         self.model.loaded.connect(self._loaded)
+        self.model.refused.connect(self._search_refused)
         self.proxy.modelAboutToBeReset.connect(self._remember_selection)
         # Rows the instant filter hides: the selection label and the editor follow.
         self.proxy.rowsRemoved.connect(lambda *_: self._follow_list())
@@ -141,7 +118,7 @@ class MemoriesView(View):
         panel = QWidget(self)
         layout = QVBoxLayout(panel)
         layout.setContentsMargins(8, 8, 4, 8)
-        heading = QLabel("<b>Categories</b>", panel)
+        heading = QLabel("<b>{}</b>".format(self.tr("Categories")), panel)
         self.category_list = QTreeWidget(panel)
         self.category_list.setObjectName("categoryList")
         self.category_list.setRootIsDecorated(False)
@@ -154,22 +131,24 @@ class MemoriesView(View):
         self.category_list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.category_list.customContextMenuRequested.connect(self._category_menu)
         self.add_category_button = QToolButton(panel)
-        self.add_category_button.setText("Add…")
+        self.add_category_button.setText(self.tr("Add…"))
         self.add_category_button.setObjectName("addCategory")
-        self.add_category_button.setToolTip("Add a category for memories to be filed under")
+        self.add_category_button.setToolTip(
+            self.tr("Add a category for memories to be filed under")
+        )
         self.add_category_button.clicked.connect(self.add_category)
         self.rename_category_button = QToolButton(panel)
-        self.rename_category_button.setText("Rename…")
+        self.rename_category_button.setText(self.tr("Rename…"))
         self.rename_category_button.setObjectName("renameCategory")
         self.rename_category_button.setToolTip(
-            "Change the selected category's name and description"
+            self.tr("Change the selected category's name and description")
         )
         self.rename_category_button.clicked.connect(self.rename_category)
         self.merge_category_button = QToolButton(panel)
-        self.merge_category_button.setText("Merge…")
+        self.merge_category_button.setText(self.tr("Merge…"))
         self.merge_category_button.setObjectName("mergeCategory")
         self.merge_category_button.setToolTip(
-            "Move every memory of the selected category into another one and remove it"
+            self.tr("Move every memory of the selected category into another one and remove it")
         )
         self.merge_category_button.clicked.connect(self.merge_category)
         category_buttons = QHBoxLayout()
@@ -187,7 +166,7 @@ class MemoriesView(View):
         layout.addWidget(heading)
         layout.addWidget(self.category_list, 2)
         layout.addLayout(category_buttons)
-        layout.addWidget(QLabel("<b>Summary</b>", panel))
+        layout.addWidget(QLabel("<b>{}</b>".format(self.tr("Summary")), panel))
         layout.addWidget(self.summary, 3)
         return panel
 
@@ -199,21 +178,43 @@ class MemoriesView(View):
 
         self.search = QLineEdit(panel)
         self.search.setObjectName("memorySearch")
-        self.search.setPlaceholderText("Search memories…  (Ctrl+F)")
+        self.search.setPlaceholderText(self.tr("Search memories…  (Ctrl+F)"))
         self.search.setClearButtonEnabled(True)
         self.search.setToolTip(  # the syntax of domain/search_syntax.py, as one hint
-            "<p>Finds memories with all the words; the word you are typing also finds "
-            "longer ones (<b>pyt…</b> finds pytest), and <b>word*</b> does anywhere. "
-            '<b>"a phrase"</b> finds those words together; <b>-word</b> or '
-            '<b>-"a phrase"</b> leaves them out. <b>category:</b>KEY (or category:"Its '
-            "name\") and <b>project:</b>NAME (a project's folder or the folder's name) "
-            "filter; -category: and -project: leave one out. Exclusions and filters alone "
-            "list every other memory, newest first.</p>"
+            self.tr(
+                "<p>Finds memories with all the words; the word you are typing also finds "
+                "longer ones (<b>pyt…</b> finds pytest), and <b>word*</b> does anywhere. "
+                '<b>"a phrase"</b> finds those words together; <b>-word</b> or '
+                '<b>-"a phrase"</b> leaves them out. <b>category:</b>KEY (or category:"Its '
+                "name\") and <b>project:</b>NAME (a project's folder or the folder's name) "
+                "filter; -category: and -project: leave one out. Exclusions and filters "
+                "alone list every other memory, newest first.</p>"
+            )
         )
         self.search.textEdited.connect(self._search_edited)
         self.search.returnPressed.connect(self.apply_filters)
-        self.status_filter = self._combo(panel, STATUS_CHOICES, "Status")
-        self.pinned_filter = self._combo(panel, PINNED_CHOICES, "Pinned")
+        self.status_filter = self._combo(
+            panel,
+            (
+                (self.tr("Active"), ("active",)),
+                (self.tr("Held for review"), ("held",)),
+                (self.tr("Archived"), ("archived",)),
+                (self.tr("Superseded"), ("superseded",)),
+                (self.tr("Deleted"), ("deleted",)),
+                (self.tr("Invalid"), ("invalid",)),
+                (self.tr("All statuses"), ()),
+            ),
+            self.tr("Status"),
+        )
+        self.pinned_filter = self._combo(
+            panel,
+            (
+                (self.tr("Pinned or not"), None),
+                (self.tr("Pinned only"), True),
+                (self.tr("Not pinned"), False),
+            ),
+            self.tr("Pinned"),
+        )
         first = QHBoxLayout()
         first.setSpacing(6)
         first.addWidget(self.search, 1)
@@ -221,21 +222,31 @@ class MemoriesView(View):
         first.addWidget(self.pinned_filter)
         layout.addLayout(first)
 
-        self.date_filter = self._combo(panel, DATE_CHOICES, "Extracted")
-        self.min_confidence = self._spin(panel, 0.0, "Lowest confidence shown")
-        self.max_confidence = self._spin(panel, 1.0, "Highest confidence shown")
+        self.date_filter = self._combo(
+            panel,
+            (
+                (self.tr("Any time"), None),
+                (self.tr("Last 7 days"), 7),
+                (self.tr("Last 30 days"), 30),
+                (self.tr("Last 90 days"), 90),
+                (self.tr("Last year"), 365),
+            ),
+            self.tr("Extracted"),
+        )
+        self.min_confidence = self._spin(panel, 0.0, self.tr("Lowest confidence shown"))
+        self.max_confidence = self._spin(panel, 1.0, self.tr("Highest confidence shown"))
         self.source_filter = QComboBox(panel)
-        self.source_filter.setToolTip("Only memories learnt from this conversation")
+        self.source_filter.setToolTip(self.tr("Only memories learnt from this conversation"))
         self.source_filter.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
         self.source_filter.setMinimumContentsLength(10)
-        self.source_filter.addItem("Any conversation", None)
+        self.source_filter.addItem(self.tr("Any conversation"), None)
         self.source_filter.currentIndexChanged.connect(lambda *_: self.apply_filters())
         second = QHBoxLayout()
         second.setSpacing(6)
         second.addWidget(self.date_filter)
-        second.addWidget(QLabel("Confidence", panel))
+        second.addWidget(QLabel(self.tr("Confidence"), panel))
         second.addWidget(self.min_confidence)
         second.addWidget(QLabel("–", panel))
         second.addWidget(self.max_confidence)
@@ -245,23 +256,27 @@ class MemoriesView(View):
         bulk = QHBoxLayout()
         bulk.setSpacing(6)
         self.selection_label = QLabel("", panel)
-        self.pin_button = QPushButton("Pin", panel)
-        self.unpin_button = QPushButton("Unpin", panel)
+        self.pin_button = QPushButton(self.tr("Pin"), panel)
+        self.unpin_button = QPushButton(self.tr("Unpin"), panel)
         self.move_button = QToolButton(panel)
-        self.move_button.setText("Move to")
+        self.move_button.setText(self.tr("Move to"))
         self.move_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.move_menu = QMenu(self.move_button)
         self.move_button.setMenu(self.move_menu)
-        self.delete_button = QPushButton("Delete", panel)
-        self.delete_button.setToolTip("Delete the selected memories (Del); undo with Ctrl+Z")
+        self.delete_button = QPushButton(self.tr("Delete"), panel)
+        self.delete_button.setToolTip(
+            self.tr("Delete the selected memories (Del); undo with Ctrl+Z")
+        )
         self.pin_button.clicked.connect(lambda: self.bulk_pin(True))
         self.unpin_button.clicked.connect(lambda: self.bulk_pin(False))
         self.delete_button.clicked.connect(self.delete_selected)
         # A memory held back for a possible secret: Keep releases it, Delete removes it.
-        self.keep_button = QPushButton("Keep", panel)
+        self.keep_button = QPushButton(self.tr("Keep"), panel)
         self.keep_button.setToolTip(
-            "Release the selected memories held for review (a possible secret): they join "
-            "the context and exports"
+            self.tr(
+                "Release the selected memories held for review (a possible secret): they "
+                "join the context and exports"
+            )
         )
         self.keep_button.clicked.connect(self.keep_selected)
         self.keep_button.setVisible(False)
@@ -316,6 +331,7 @@ class MemoriesView(View):
 
         self.footer = QLabel("", panel)
         self.footer.setObjectName("memoryCount")
+        self.footer.setWordWrap(True)  # a search not understood says why, at length
         layout.addWidget(self.footer)
         return panel
 
@@ -387,7 +403,7 @@ class MemoriesView(View):
         self.category_list.blockSignals(True)
         self.category_list.clear()
         total = sum(c.item_count for c in self.categories)
-        rows = [(ALL, "All memories", total, "Every category")]
+        rows = [(ALL, self.tr("All memories"), total, self.tr("Every category"))]
         rows += [(c.key, c.name, c.item_count, c.description) for c in self.categories]
         items: dict[str, QTreeWidgetItem] = {}
         for key, name, count, description in rows:
@@ -408,7 +424,7 @@ class MemoriesView(View):
         current = self.source_filter.currentData()
         self.source_filter.blockSignals(True)
         self.source_filter.clear()
-        self.source_filter.addItem("Any conversation", None)
+        self.source_filter.addItem(self.tr("Any conversation"), None)
         for ident, title in sources:
             self.source_filter.addItem(f"#{ident} {title}"[:60], ident)
         index = self.source_filter.findData(current) if current is not None else 0
@@ -433,14 +449,17 @@ class MemoriesView(View):
     async def _show_summary(self) -> None:
         key = self.selected_category()
         if key == ALL:
-            lines = ["## All memories", ""]
+            lines = ["## {}".format(self.tr("All memories")), ""]
             lines += [f"- **{c.name}**: {c.item_count:,}" for c in self.categories]
             if not any(c.item_count for c in self.categories):
-                lines += ["", "_Nothing learnt yet. Import a conversation from File ▸ Import._"]
+                nothing = self.tr("Nothing learnt yet. Import a conversation from File ▸ Import.")
+                lines += ["", f"_{nothing}_"]
             text = "\n".join(lines)
         else:
             view = await self.context.call(self.context.service.get_category, key, limit=1)
-            text = view.summary_markdown or f"## {view.info.name}\n\n_No entries yet._"
+            text = view.summary_markdown or "## {}\n\n_{}_".format(
+                view.info.name, self.tr("No entries yet.")
+            )
         self.summary.setHtml(markdown.markdown(text, extensions=["extra"]))
 
     # -- filters ----------------------------------------------------------------------
@@ -489,6 +508,9 @@ class MemoriesView(View):
         # Keep narrowing by what was typed after this query was sent.
         typed = self.search.text().strip()
         self.proxy.set_quick_filter("" if typed == self.model.query.text else typed)
+        problem = self._search_problem
+        if problem is not None and (problem[1] != typed or self.model.query.text == typed):
+            self._search_problem = None  # not what the field says any more
         self._update_footer()
         if self._pending_select is not None:
             ident, self._pending_select = self._pending_select, None
@@ -497,22 +519,59 @@ class MemoriesView(View):
         else:
             self._restore_selection()
 
+    def _search_refused(self, reason: str, text: str) -> None:
+        """The store did not understand the search (an unknown category, a filter without
+        its value): the list keeps the last answer and the footer says why. Nothing
+        failed, so the app's status stays as it is."""
+        self._search_problem = (reason, text)
+        typed = self.search.text().strip()
+        # The last answer whole, unless more was typed since (its search is on its way).
+        self.proxy.set_quick_filter("" if typed in (text, self.model.query.text) else typed)
+        self._update_footer()
+
     def _update_footer(self) -> None:
+        if self._search_problem is not None:
+            reason, _text = self._search_problem
+            self.footer.setText(self.tr("Search not understood: {reason}").format(reason=reason))
+            self.footer.setStyleSheet(text_style(ERROR, self.palette()))
+            return
+        self.footer.setStyleSheet("")
         shown, total = self.model.rowCount(), self.model.total
         if total == 0:
             query = self.model.query
             filtered = query.text or query.category or query.pinned is not None
             self.footer.setText(
-                "No memories match these filters."
+                self.tr("No memories match these filters.")
                 if filtered
-                else "No memories yet: import a conversation from File ▸ Import."
+                else self.tr("No memories yet: import a conversation from File ▸ Import.")
             )
         else:
-            one, many = STATUS_WORDS.get(self.model.query.statuses, ("memory", "memories"))
-            counted = plural(total, one, many)
+            counted = self._counted(total)
             if shown < total:
-                counted += f" · {shown:,} loaded (scroll for more)"
+                counted = self.tr("{memories} · {loaded} loaded (scroll for more)").format(
+                    memories=counted, loaded=f"{shown:,}"
+                )
             self.footer.setText(counted)
+
+    def _counted(self, total: int) -> str:
+        """The footer's count in the words of the statuses listed ("3 archived memories")."""
+        count = f"{total:,}"
+        statuses = self.model.query.statuses
+        if statuses == ("held",):
+            text = self.tr("{count} memories held for review", "", total)
+        elif statuses == ("archived",):
+            text = self.tr("{count} archived memories", "", total)
+        elif statuses == ("superseded",):
+            text = self.tr("{count} superseded memories", "", total)
+        elif statuses == ("deleted",):
+            text = self.tr("{count} deleted memories", "", total)
+        elif statuses == ("invalid",):
+            text = self.tr("{count} invalid memories", "", total)
+        elif statuses == ():
+            text = self.tr("{count} memories of any status", "", total)
+        else:
+            text = self.tr("{count} memories", "", total)
+        return text.format(count=count)
 
     # -- selection and editing --------------------------------------------------------
 
@@ -527,7 +586,7 @@ class MemoriesView(View):
             self.context.spawn(self._show_item(records[0].id))
         elif count > 1:
             self.editor.show_nothing(
-                f"{count} memories selected: use Pin, Move to, Archive or Delete."
+                self.tr("%n memories selected: use Pin, Move to, Archive or Delete.", "", count)
             )
         else:
             self.editor.show_nothing()
@@ -536,7 +595,7 @@ class MemoriesView(View):
         """The label and the bulk buttons as the table's selection really is."""
         records = self.selected_records()
         count = len(records)
-        self.selection_label.setText(f"{count} selected" if count else "")
+        self.selection_label.setText(self.tr("%n selected", "", count) if count else "")
         for widget in (self.pin_button, self.unpin_button, self.move_button, self.delete_button):
             widget.setEnabled(count > 0)
         self.keep_button.setVisible(any(r.status == "held" for r in records))
@@ -622,7 +681,9 @@ class MemoriesView(View):
         history = await self.context.call(service.item_history, item_id)
         self.editor.show_record(record, history)
         self.model.update_record(record)
-        self.context.events.notify.emit(f"Saved memory #{item_id}.", self._undo)
+        self.context.events.notify.emit(
+            self.tr("Saved memory #{number}.").format(number=item_id), self._undo
+        )
         self.context.events.memories_changed.emit()
 
     # -- bulk actions -----------------------------------------------------------------
@@ -630,32 +691,36 @@ class MemoriesView(View):
     def delete_selected(self) -> None:
         ids = [r.id for r in self.selected_records()]
         if ids:
-            self.context.spawn(self._bulk(ids, "delete", {"status": "deleted"}, "Deleted"))
+            done = self.tr("Deleted %n memories.", "", len(ids))
+            self.context.spawn(self._bulk(ids, "delete", {"status": "deleted"}, done))
 
     def keep_selected(self) -> None:
         ids = [r.id for r in self.selected_records() if r.status == "held"]
         if ids:
-            self.context.spawn(self._bulk(ids, "keep", {"status": "active"}, "Kept"))
+            done = self.tr("Kept %n memories.", "", len(ids))
+            self.context.spawn(self._bulk(ids, "keep", {"status": "active"}, done))
 
     def bulk_pin(self, pinned: bool) -> None:
         ids = [r.id for r in self.selected_records()]
         if ids:
-            verb = "Pinned" if pinned else "Unpinned"
+            if pinned:
+                done = self.tr("Pinned %n memories.", "", len(ids))
+            else:
+                done = self.tr("Unpinned %n memories.", "", len(ids))
             action = "pin" if pinned else "unpin"
-            self.context.spawn(self._bulk(ids, action, {"pinned": pinned}, verb))
+            self.context.spawn(self._bulk(ids, action, {"pinned": pinned}, done))
 
     def bulk_move(self, category: str) -> None:
         ids = [r.id for r in self.selected_records()]
         if ids:
             name = next((c.name for c in self.categories if c.key == category), category)
-            self.context.spawn(
-                self._bulk(ids, "recategorize", {"category": category}, f"Moved to {name}:")
-            )
+            done = self.tr("Moved to {category}: %n memories.", "", len(ids)).format(category=name)
+            self.context.spawn(self._bulk(ids, "recategorize", {"category": category}, done))
 
-    async def _bulk(self, ids: list[int], action: str, changes: dict[str, Any], verb: str) -> None:
+    async def _bulk(self, ids: list[int], action: str, changes: dict[str, Any], done: str) -> None:
+        """Apply `changes` to the memories `ids`, then say `done` (with an undo)."""
         await self.context.call(self.context.service.bulk_set, ids, action, **changes)
-        noun = "memory" if len(ids) == 1 else "memories"
-        self.context.events.notify.emit(f"{verb} {len(ids)} {noun}.", self._undo)
+        self.context.events.notify.emit(done, self._undo)
         self.context.events.memories_changed.emit()
 
     def archive_selected(self, archived: bool = True) -> None:
@@ -674,10 +739,11 @@ class MemoriesView(View):
         except ValidationError as exc:
             self.context.events.notify.emit("; ".join(exc.errors.values()), None)
             return
-        verb = "Archived" if archived else "Unarchived"
-        self.context.events.notify.emit(
-            f"{verb} {plural(len(changed), 'memory', 'memories')}.", self._undo
-        )
+        if archived:
+            done = self.tr("Archived %n memories.", "", len(changed))
+        else:
+            done = self.tr("Unarchived %n memories.", "", len(changed))
+        self.context.events.notify.emit(done, self._undo)
         self.context.events.memories_changed.emit()
 
     # -- categories -------------------------------------------------------------------
@@ -706,7 +772,9 @@ class MemoriesView(View):
             dialog.show_error("; ".join(exc.errors.values()))
             return
         dialog.accept()
-        self.context.events.notify.emit(f"Added the category “{info.name}”.", self._undo)
+        self.context.events.notify.emit(
+            self.tr("Added the category “{name}”.").format(name=info.name), self._undo
+        )
         await self.reload()
         self._select_category(info.key)
         self.context.events.memories_changed.emit()
@@ -733,7 +801,9 @@ class MemoriesView(View):
             dialog.show_error("; ".join(exc.errors.values()))
             return
         dialog.accept()
-        self.context.events.notify.emit(f"Saved the category “{info.name}”.", self._undo)
+        self.context.events.notify.emit(
+            self.tr("Saved the category “{name}”.").format(name=info.name), self._undo
+        )
         self.context.events.memories_changed.emit()
 
     def merge_category(self) -> None:
@@ -758,8 +828,9 @@ class MemoriesView(View):
         dialog.accept()
         into = self._category_info(target)
         self.context.events.notify.emit(
-            f"Merged “{source.name}” into “{into.name if into else target}”: moved "
-            f"{plural(moved, 'memory', 'memories')}.",
+            self.tr("Merged “{source}” into “{target}”: moved %n memories.", "", moved).format(
+                source=source.name, target=into.name if into else target
+            ),
             self._undo,
         )
         self._select_category(target)
@@ -789,10 +860,10 @@ class MemoriesView(View):
         if item is not None:
             self.category_list.setCurrentItem(item)
         menu = QMenu(self)
-        menu.addAction("Add Category…", self.add_category)
+        menu.addAction(self.tr("Add Category…"), self.add_category)
         if self.selected_category() != ALL:
-            menu.addAction("Rename…", self.rename_category)
-            merge = menu.addAction("Merge Into…", self.merge_category)
+            menu.addAction(self.tr("Rename…"), self.rename_category)
+            merge = menu.addAction(self.tr("Merge Into…"), self.merge_category)
             merge.setEnabled(len(self.categories) > 1)
         menu.popup(self.category_list.viewport().mapToGlobal(position))
 
@@ -802,13 +873,13 @@ class MemoriesView(View):
     async def _undo_async(self) -> None:
         service = self.context.service
         if not await self.context.call(service.can_undo):
-            self.context.events.notify.emit("Nothing to undo.", None)
+            self.context.events.notify.emit(self.tr("Nothing to undo."), None)
             return
         ids = await self.context.call(service.undo)
         self.context.events.notify.emit(
-            f"Undid the last change to {plural(len(ids), 'memory', 'memories')}."
+            self.tr("Undid the last change to %n memories.", "", len(ids))
             if ids
-            else "Undid the last change.",  # a category's: no memory changed
+            else self.tr("Undid the last change."),  # a category's: no memory changed
             None,
         )
         self.context.events.memories_changed.emit()
@@ -832,21 +903,21 @@ class MemoriesView(View):
         if not self.selected_records():
             return
         menu = QMenu(self)
-        pin = QAction("Pin", menu)
+        pin = QAction(self.tr("Pin"), menu)
         pin.triggered.connect(lambda: self.bulk_pin(True))
-        unpin = QAction("Unpin", menu)
+        unpin = QAction(self.tr("Unpin"), menu)
         unpin.triggered.connect(lambda: self.bulk_pin(False))
-        delete = QAction("Delete", menu)
+        delete = QAction(self.tr("Delete"), menu)
         delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         delete.triggered.connect(self.delete_selected)
         menu.addAction(pin)
         menu.addAction(unpin)
-        menu.addMenu(self.move_menu).setText("Move to")
+        menu.addMenu(self.move_menu).setText(self.tr("Move to"))
         statuses = {r.status for r in self.selected_records()}
         if "active" in statuses:
-            menu.addAction("Archive", lambda: self.archive_selected(True))
+            menu.addAction(self.tr("Archive"), lambda: self.archive_selected(True))
         if "archived" in statuses:
-            menu.addAction("Unarchive", lambda: self.archive_selected(False))
+            menu.addAction(self.tr("Unarchive"), lambda: self.archive_selected(False))
         menu.addSeparator()
         menu.addAction(delete)
         menu.popup(self.table.viewport().mapToGlobal(position))

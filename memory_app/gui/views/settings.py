@@ -37,16 +37,15 @@ from memory_app.service import claude_judge_for
 
 AUTO_POLICY = "newer_if_confident"
 CATEGORIES_MIN_HEIGHT = 180  # the list scrolls with the page rather than shrink to a line
-SOURCES = {"environment": "ANTHROPIC_API_KEY", "keyring": "the system keyring", "typed": "above"}
 
 
 class SettingsView(View):
     key = "settings"
-    title = "Settings"
     icon = "settings"
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        self.title = self.tr("Settings")
         # The form is a page in a scroll area: its sections are taller than a small window.
         self.page = QWidget()
         self.ui = Ui_SettingsForm()
@@ -83,15 +82,20 @@ class SettingsView(View):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.ui.threshold.setText(f"{CONFIDENCE_THRESHOLD:.2f}")
 
+        captions = {
+            "offline": self.tr("Offline rules (no network)"),
+            "claude": self.tr("Claude (Anthropic API)"),
+            "auto": self.tr("Claude when a key is set, else offline"),
+        }
         for value, text in CHOICES:
-            self.ui.extractorChoice.addItem(text, value)
+            self.ui.extractorChoice.addItem(captions.get(value, text), value)
         stored = str(context.settings.value("extractor/choice", "offline"))
         self.ui.extractorChoice.setCurrentIndex(max(0, self.ui.extractorChoice.findData(stored)))
         model = str(context.settings.value("extractor/model", "") or ClaudeSettings().model)
         self.ui.model.setText(model)
         self.ui.saveKey.setEnabled(keyring_available())
         if not keyring_available():
-            self.ui.saveKey.setToolTip("No system keyring here: use ANTHROPIC_API_KEY")
+            self.ui.saveKey.setToolTip(self.tr("No system keyring here: use ANTHROPIC_API_KEY"))
         self.ui.extractorChoice.currentIndexChanged.connect(lambda *_: self.apply_extractor())
         self.ui.model.editingFinished.connect(self.apply_extractor)
         self.ui.apiKey.editingFinished.connect(self.apply_extractor)
@@ -109,17 +113,22 @@ class SettingsView(View):
     def _build_importing(self) -> QGroupBox:
         """Whether new Claude Code sessions are imported without asking (first asked on
         the welcome page; off until the person says yes)."""
-        group = QGroupBox("Importing", self.page)
+        group = QGroupBox(self.tr("Importing"), self.page)
         group.setObjectName("importingGroup")
-        self.auto_import = QCheckBox("Import &new Claude Code sessions automatically", group)
+        self.auto_import = QCheckBox(
+            self.tr("Import &new Claude Code sessions automatically"), group
+        )
         self.auto_import.setObjectName("autoImport")
         self.auto_import.setChecked(stored_choice(self.context.settings) is True)
         self.auto_import.toggled.connect(self.apply_auto_import)
         self.auto_import_hint = QLabel(
-            f"When Memory Curator starts and while it is open, sessions in "
-            f"{home_relative(claude_projects_dir())} that have been quiet for "
-            f"{round(SETTLE_SECONDS / 60)} minutes are imported, at most "
-            f"{STARTUP_IMPORT_LIMIT} at a time. Off: import them from Sources yourself.",
+            self.tr(
+                "When Memory Curator starts and while it is open, sessions in {folder} that "
+                "have been quiet for %n minutes are imported, at most {limit} at a time. "
+                "Off: import them from Sources yourself.",
+                "",
+                round(SETTLE_SECONDS / 60),
+            ).format(folder=home_relative(claude_projects_dir()), limit=STARTUP_IMPORT_LIMIT),
             group,
         )
         self.auto_import_hint.setObjectName("autoImportHint")
@@ -156,7 +165,9 @@ class SettingsView(View):
             extractor = build_extractor(self.choice(), self.ui.apiKey.text(), self.ui.model.text())
         except (ExtractorError, ValueError) as exc:
             self.ui.keySource.setStyleSheet(text_style(ERROR, self.palette()))
-            self.ui.keySource.setText(f"{exc}. Using the offline extractor meanwhile.")
+            self.ui.keySource.setText(
+                self.tr("{error}. Using the offline extractor meanwhile.").format(error=exc)
+            )
             self.context.service.extractor = build_extractor("offline", "", "")
             self.context.service.conflict_judge = None
             return
@@ -165,9 +176,11 @@ class SettingsView(View):
         self.context.service.conflict_judge = claude_judge_for(extractor)
         self._show_key_source()
         if not quiet:
-            names = {"offline": "the offline extractor", "claude": "Claude"}
+            names = {"offline": self.tr("the offline extractor"), "claude": "Claude"}
             self.context.events.notify.emit(
-                f"New conversations are read by {names.get(extractor.name, extractor.name)}.",
+                self.tr("New conversations are read by {extractor}.").format(
+                    extractor=names.get(extractor.name, extractor.name)
+                ),
                 None,
             )
 
@@ -181,16 +194,26 @@ class SettingsView(View):
         self.ui.keySource.setStyleSheet("")
         if key is None:
             self.ui.keySource.setText(
-                "No key: set ANTHROPIC_API_KEY, or type one above (kept for this session, "
-                "or saved in the system keyring)."
+                self.tr(
+                    "No key: set ANTHROPIC_API_KEY, or type one above (kept for this session, "
+                    "or saved in the system keyring)."
+                )
             )
-        else:
-            self.ui.keySource.setText(f"Using the key from {SOURCES.get(key.source, key.source)}.")
+            return
+        where = {
+            "environment": self.tr("Using the key from ANTHROPIC_API_KEY."),
+            "keyring": self.tr("Using the key from the system keyring."),
+            "typed": self.tr("Using the key from above."),
+        }
+        self.ui.keySource.setText(
+            where.get(key.source)
+            or self.tr("Using the key from {source}.").format(source=key.source)
+        )
 
     def save_key(self) -> None:
         typed = self.ui.apiKey.text().strip()
         if not typed:
-            self.ui.keySource.setText("Type a key first.")
+            self.ui.keySource.setText(self.tr("Type a key first."))
             return
         self.context.spawn(self._save_key(typed))
 
@@ -199,21 +222,23 @@ class SettingsView(View):
             await self.context.call(save_api_key, typed)
         except Exception as exc:  # keyring backends fail in many ways; say so, lose nothing
             self.ui.keySource.setStyleSheet(text_style(ERROR, self.palette()))
-            self.ui.keySource.setText(f"Could not save the key in the keyring: {exc}")
+            self.ui.keySource.setText(
+                self.tr("Could not save the key in the keyring: {error}").format(error=exc)
+            )
             return
         self.ui.apiKey.clear()
         self.apply_extractor(quiet=True)
-        self.ui.keySource.setText("Saved in the system keyring.")
+        self.ui.keySource.setText(self.tr("Saved in the system keyring."))
 
     def test_connection(self) -> None:
         key = current_key(self.ui.apiKey.text())
         if key is None:
             self.ui.connectionResult.setStyleSheet(text_style(ERROR, self.palette()))
-            self.ui.connectionResult.setText("No API key to test.")
+            self.ui.connectionResult.setText(self.tr("No API key to test."))
             return
         self.ui.testConnection.setEnabled(False)
         self.ui.connectionResult.setStyleSheet("")
-        self.ui.connectionResult.setText("Testing…")
+        self.ui.connectionResult.setText(self.tr("Testing…"))
         self.context.spawn(self._test_connection(key, claude_settings(self.ui.model.text())))
 
     async def _test_connection(self, key: object, settings: ClaudeSettings) -> None:
@@ -228,7 +253,9 @@ class SettingsView(View):
         )
         if result.ok:
             self.ui.connectionResult.setText(
-                f"Connected: {result.model} answered in {result.latency_ms} ms."
+                self.tr("Connected: {model} answered in {ms} ms.").format(
+                    model=result.model, ms=result.latency_ms
+                )
             )
         else:
             self.ui.connectionResult.setText(result.message)

@@ -51,25 +51,27 @@ class CategoryDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("categoryDialog")
         self.category = category
-        self.setWindowTitle("Rename Category" if category else "Add Category")
+        self.setWindowTitle(self.tr("Rename Category") if category else self.tr("Add Category"))
         self.name = QLineEdit(category.name if category else "", self)
         self.name.setObjectName("categoryName")
         self.name.setMaxLength(MAX_NAME)
-        self.name.setPlaceholderText("Testing notes")
+        self.name.setPlaceholderText(self.tr("Testing notes"))
         self.description = QPlainTextEdit(category.description if category else "", self)
         self.description.setObjectName("categoryDescription")
-        self.description.setPlaceholderText("What memories belong here (the extractor reads it)")
+        self.description.setPlaceholderText(
+            self.tr("What memories belong here (the extractor reads it)")
+        )
         self.description.setTabChangesFocus(True)
         self.description.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
         self.error = _error_label(self)
         form = QFormLayout()
-        form.addRow("&Name:", self.name)
-        form.addRow("&Description:", self.description)
+        form.addRow(self.tr("&Name:"), self.name)
+        form.addRow(self.tr("&Description:"), self.description)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText("Save" if category else "Add")
+        ok.setText(self.tr("Save") if category else self.tr("Add"))
         self.buttons.accepted.connect(self.submit)
         self.buttons.rejected.connect(self.reject)
         self.name.textChanged.connect(lambda text: ok.setEnabled(bool(text.strip())))
@@ -77,7 +79,9 @@ class CategoryDialog(QDialog):
         layout = QVBoxLayout(self)
         if category is not None:
             note = QLabel(
-                f"Memories keep their category: only how “{category.name}” is shown changes.",
+                self.tr("Memories keep their category: only how “{name}” is shown changes.").format(
+                    name=category.name
+                ),
                 self,
             )
             note.setWordWrap(True)
@@ -111,29 +115,31 @@ class MergeCategoryDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("mergeCategoryDialog")
         self.source = source
-        self.setWindowTitle("Merge Category")
+        self.setWindowTitle(self.tr("Merge Category"))
         self.target = QComboBox(self)
         self.target.setObjectName("mergeTarget")
         for category in others:
             if category.key != source.key:
                 self.target.addItem(category.name, category.key)
-        count = source.item_count
-        memories = "1 memory" if count == 1 else f"{count:,} memories"
         text = QLabel(
-            f"Move the {memories} of “{source.name}” (and any it keeps archived, superseded "
-            f"or deleted) into another category, then remove “{source.name}”. Its summary "
-            "joins the other one; Edit ▸ Undo takes the merge back.",
+            self.tr(
+                "Move the %n memories of “{name}” (and any it keeps archived, superseded or "
+                "deleted) into another category, then remove “{name}”. Its summary joins the "
+                "other one; Edit ▸ Undo takes the merge back.",
+                "",
+                source.item_count,
+            ).format(name=source.name),
             self,
         )
         text.setWordWrap(True)
         self.error = _error_label(self)
         form = QFormLayout()
-        form.addRow("Merge &into:", self.target)
+        form.addRow(self.tr("Merge &into:"), self.target)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText("Merge")
+        ok.setText(self.tr("Merge"))
         ok.setEnabled(self.target.count() > 0)
         self.buttons.accepted.connect(self.submit)
         self.buttons.rejected.connect(self.reject)

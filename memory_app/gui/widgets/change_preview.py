@@ -14,34 +14,69 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor, QFontDatabase, QPalette
 
 from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.domain.maintenance import ProposedChange
 from memory_app.domain.textdiff import word_differences
 from memory_app.gui.colours import muted_colour
+from memory_app.gui.translations import translate
 from memory_app.gui.widgets.diff_dialog import ADDED, REMOVED
 
 CATEGORY_NAMES = {c.key: c.name for c in DEFAULT_CATEGORIES}
-DECISION_WORDS = {
-    "pending": "Pending",
-    "accepted": "Accepted",
-    "rejected": "Rejected",
-    "applied": "Applied",
-    "stale": "Stale",
-    "undone": "Undone",
-}
-# The fields a change can touch, in the order they are shown, with their names.
-FIELD_NAMES = {
-    "status": "Status",
-    "superseded_by": "Superseded by",
-    "confidence": "Confidence",
-    "importance": "Importance",
-    "reinforcement_count": "Times reinforced",
-    "tags": "Tags",
-    "last_seen_at": "Last seen",
-    "pinned": "Pinned",
-}
+# The fields a change can touch, in the order they are shown (their names: field_name).
+FIELDS = (
+    "status",
+    "superseded_by",
+    "confidence",
+    "importance",
+    "reinforcement_count",
+    "tags",
+    "last_seen_at",
+    "pinned",
+)
+
+
+def decision_word(decision: str) -> str:
+    """ "Pending", "Accepted"…: a change's decision as the window shows it."""
+    words = {
+        "pending": translate("ChangePreview", "Pending"),
+        "accepted": translate("ChangePreview", "Accepted"),
+        "rejected": translate("ChangePreview", "Rejected"),
+        "applied": translate("ChangePreview", "Applied"),
+        "stale": translate("ChangePreview", "Stale"),
+        "undone": translate("ChangePreview", "Undone"),
+    }
+    return words.get(decision, decision)
+
+
+def field_name(name: str) -> str:
+    """A field's name as the preview shows it."""
+    names = {
+        "status": translate("ChangePreview", "Status"),
+        "superseded_by": translate("ChangePreview", "Superseded by"),
+        "confidence": translate("ChangePreview", "Confidence"),
+        "importance": translate("ChangePreview", "Importance"),
+        "reinforcement_count": translate("ChangePreview", "Times reinforced"),
+        "tags": translate("ChangePreview", "Tags"),
+        "last_seen_at": translate("ChangePreview", "Last seen"),
+        "pinned": translate("ChangePreview", "Pinned"),
+    }
+    return names.get(name) or name.replace("_", " ").capitalize()
+
+
+class ChangePreview(QObject):
+    """The preview's counted phrases (a QObject: lupdate gives a phrase its plural forms
+    only through `self.tr`)."""
+
+    def digest_note(self, category: str, count: int) -> str:
+        return self.tr(
+            "The digest beside the summary of {category}; the %n memories it covers stay as "
+            "they are.",
+            "",
+            count,
+        ).format(category=category)
 
 
 def _mix(base: QColor, tint: QColor) -> str:
@@ -85,7 +120,7 @@ class PreviewColours:
 
 def category_name(key: str | None) -> str:
     if not key:
-        return "No category"
+        return translate("ChangePreview", "No category")
     return CATEGORY_NAMES.get(key, key.replace("_", " ").capitalize())
 
 
@@ -94,13 +129,13 @@ def format_value(name: str, value: Any) -> str:
     if value is None:
         return "—"
     if name == "superseded_by":
-        return f"memory #{value}"
+        return translate("ChangePreview", "memory #{id}").format(id=value)
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return translate("ChangePreview", "yes") if value else translate("ChangePreview", "no")
     if isinstance(value, float):
         return f"{value:.2f}"
     if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value) or "none"
+        return ", ".join(str(v) for v in value) or translate("ChangePreview", "none")
     if name.endswith("_at") and isinstance(value, str):
         try:
             return datetime.fromisoformat(value).astimezone().strftime("%Y-%m-%d %H:%M")
@@ -112,7 +147,7 @@ def format_value(name: str, value: Any) -> str:
 def changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """(field, before, after) for each field the change visibly sets to a new value (a
     confidence going from 0.998 to 1.0 reads "1.00 → 1.00" and is left out)."""
-    names = [n for n in FIELD_NAMES if n in after] + [n for n in after if n not in FIELD_NAMES]
+    names = [n for n in FIELDS if n in after] + [n for n in after if n not in FIELDS]
     return [
         (n, before.get(n), after[n])
         for n in names
@@ -138,7 +173,7 @@ def _content(text: str, colours: PreviewColours, runs: list[tuple[str, bool]] | 
 
 
 def _field_row(name: str, old: Any, new: Any, colours: PreviewColours) -> str:
-    label = FIELD_NAMES.get(name, name.replace("_", " ").capitalize())
+    label = field_name(name)
     # A field the memory had no value for is not "removed": no red behind the dash.
     before = f"background-color:{colours.removed}" if old is not None else f"color:{colours.muted}"
     return (
@@ -166,9 +201,12 @@ def _memory_section(
 ) -> str:
     before = change.before.get(item_id, {})
     after = change.after.get(item_id, {})
-    content = str(before.get("content", "")) or "(no text)"
+    content = str(before.get("content", "")) or translate("ChangePreview", "(no text)")
+    title = translate("ChangePreview", "{heading} · memory #{id}").format(
+        heading=heading, id=item_id
+    )
     return (
-        f"<h4>{html.escape(heading)} · memory #{html.escape(item_id)}</h4>"
+        f"<h4>{html.escape(title)}</h4>"
         + _content(content, colours, runs)
         + _field_table(changed_fields(before, after), colours)
     )
@@ -177,16 +215,21 @@ def _memory_section(
 def _merge_html(change: ProposedChange, colours: PreviewColours) -> str:
     survivor, *duplicates = (str(i) for i in change.item_ids)
     kept = str(change.before.get(survivor, {}).get("content", ""))
-    parts = [_memory_section("Kept and reinforced", survivor, change, colours)]
+    kept_heading = translate("ChangePreview", "Kept and reinforced")
+    parts = [_memory_section(kept_heading, survivor, change, colours)]
     for dup in duplicates:
         text = str(change.before.get(dup, {}).get("content", ""))
         _, runs = word_differences(kept, text)
-        parts.append(_memory_section("Superseded", dup, change, colours, runs))
+        heading = translate("ChangePreview", "Superseded")
+        parts.append(_memory_section(heading, dup, change, colours, runs))
     return "".join(parts)
 
 
 def _status_html(change: ProposedChange, colours: PreviewColours) -> str:
-    heading = "Archived" if change.kind == "archive" else "Marked invalid"
+    if change.kind == "archive":
+        heading = translate("ChangePreview", "Archived")
+    else:
+        heading = translate("ChangePreview", "Marked invalid")
     return "".join(
         _memory_section(heading, str(item_id), change, colours) for item_id in change.item_ids
     )
@@ -215,13 +258,11 @@ def _compress_html(change: ProposedChange, colours: PreviewColours) -> str:
         + f"{html.escape(mark)} {html.escape(line) or '&nbsp;'}</td></tr>"
         for mark, line in digest_diff(before, after)
     )
-    count = len(change.item_ids)
-    note = (
-        f"The digest beside the summary of {html.escape(category_name(change.category))}; "
-        f"the {count} {'memory' if count == 1 else 'memories'} it covers stay as they are."
-    )
+    note = ChangePreview().digest_note(category_name(change.category), len(change.item_ids))
+    heading = translate("ChangePreview", "Category digest")
     return (
-        f"<h4>Category digest</h4><p style='color:{colours.muted}'>{note}</p>"
+        f"<h4>{html.escape(heading)}</h4>"
+        f"<p style='color:{colours.muted}'>{html.escape(note)}</p>"
         f'<table width="100%" cellspacing="0" cellpadding="1" '
         f"style=\"font-family:'{colours.monospace}'; white-space:pre-wrap\">{rows}</table>"
     )
@@ -229,13 +270,14 @@ def _compress_html(change: ProposedChange, colours: PreviewColours) -> str:
 
 def change_html(change: ProposedChange, colours: PreviewColours, origin: str = "") -> str:
     """The whole preview of one change: what, why, and before → after."""
-    meta = [category_name(change.category), DECISION_WORDS.get(change.decision, change.decision)]
+    meta = [category_name(change.category), decision_word(change.decision)]
     if origin:
         meta.append(origin)
+    why = translate("ChangePreview", "Why:")
     head = (
         f"<h3>{html.escape(change.title)}</h3>"
         f"<p style='color:{colours.muted}'>{html.escape(' · '.join(meta))}</p>"
-        f"<p><b>Why:</b> {html.escape(change.reason)}</p>"
+        f"<p><b>{html.escape(why)}</b> {html.escape(change.reason)}</p>"
     )
     if change.kind == "merge":
         body = _merge_html(change, colours)

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 
 from memory_app.domain.maintenance import CHANGE_KINDS, CHANGE_TITLES, ProposedChange
 from memory_app.gui.colours import SUCCESS, text_colour
-from memory_app.gui.widgets.change_preview import DECISION_WORDS, PreviewColours, change_html
+from memory_app.gui.translations import translate
+from memory_app.gui.widgets.change_preview import PreviewColours, change_html, decision_word
 from memory_app.gui.widgets.empty_state import EmptyState
 from memory_app.gui.widgets.tree_items import child_items, top_level_items
 
@@ -37,29 +38,17 @@ CHECK_STATES = {
     "rejected": Qt.CheckState.Unchecked,
     "pending": Qt.CheckState.PartiallyChecked,
 }
-GROUP_TITLES = {
-    "merge": "Merge duplicates",
-    "archive": "Archive",
-    "compress": "Compress into the category summary",
-    "mark_invalid": "Mark invalid",
-}
 
 
-def plural(count: int, one: str, many: str | None = None) -> str:
-    return f"{count:,} {one if count == 1 else (many or one + 's')}"
-
-
-def short_title(change: ProposedChange) -> str:
-    """A row's words: what is kept for a merge ("… (+1 duplicate)"), else the title
-    without the kind its group already names ("Archive: x" → "x")."""
-    if change.kind == "merge" and change.item_ids:
-        kept = change.before.get(str(change.item_ids[0]), {}).get("content")
-        if kept:
-            extra = len(change.item_ids) - 1
-            return f"{' '.join(str(kept).split())} (+{plural(extra, 'duplicate')})"
-    prefix = CHANGE_TITLES.get(change.kind, "") + ": "
-    text = change.title[len(prefix) :] if change.title.startswith(prefix) else change.title
-    return " ".join(text.split())
+def group_title(kind: str) -> str:
+    """The heading of a kind of change in the list."""
+    titles = {
+        "merge": translate("ChangesetPanel", "Merge duplicates"),
+        "archive": translate("ChangesetPanel", "Archive"),
+        "compress": translate("ChangesetPanel", "Compress into the category summary"),
+        "mark_invalid": translate("ChangesetPanel", "Mark invalid"),
+    }
+    return titles.get(kind, kind)
 
 
 class ChangesetPanel(QWidget):
@@ -85,8 +74,8 @@ class ChangesetPanel(QWidget):
         self.main = QWidget(self)
         self.tree = QTreeWidget(self.main)
         self.tree.setObjectName("changesetTree")
-        self.tree.setAccessibleName("Proposed changes")
-        self.tree.setHeaderLabels(["Proposed change", "Decision"])
+        self.tree.setAccessibleName(self.tr("Proposed changes"))
+        self.tree.setHeaderLabels([self.tr("Proposed change"), self.tr("Decision")])
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.setUniformRowHeights(True)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -99,21 +88,29 @@ class ChangesetPanel(QWidget):
 
         self.preview = QTextBrowser(self.main)
         self.preview.setObjectName("changePreview")
-        self.preview.setAccessibleName("Preview of the selected change")
+        self.preview.setAccessibleName(self.tr("Preview of the selected change"))
         self.preview.setOpenLinks(False)
-        self.preview.setPlaceholderText("Select a change to see what it would do.")
+        self.preview.setPlaceholderText(self.tr("Select a change to see what it would do."))
 
-        self.accept_button = self._button("&Accept", "Accept the selected changes (A)")
+        self.accept_button = self._button(
+            self.tr("&Accept"), self.tr("Accept the selected changes (A)")
+        )
         self.accept_button.clicked.connect(lambda: self.decide_selected("accepted"))
-        self.reject_button = self._button("&Reject", "Reject the selected changes (R)")
+        self.reject_button = self._button(
+            self.tr("&Reject"), self.tr("Reject the selected changes (R)")
+        )
         self.reject_button.clicked.connect(lambda: self.decide_selected("rejected"))
-        self.accept_all_button = self._button("Accept All", "Accept every change listed")
+        self.accept_all_button = self._button(
+            self.tr("Accept All"), self.tr("Accept every change listed")
+        )
         self.accept_all_button.clicked.connect(lambda: self.decide_all("accepted"))
-        self.reject_all_button = self._button("Reject All", "Reject every change listed")
+        self.reject_all_button = self._button(
+            self.tr("Reject All"), self.tr("Reject every change listed")
+        )
         self.reject_all_button.clicked.connect(lambda: self.decide_all("rejected"))
         self.apply_button = self._button(
-            "A&pply Accepted",
-            "Apply the accepted changes as one group you can undo (Ctrl+Return)",
+            self.tr("A&pply Accepted"),
+            self.tr("Apply the accepted changes as one group you can undo (Ctrl+Return)"),
         )
         self.apply_button.setObjectName("applyAccepted")
         self.apply_button.clicked.connect(self.apply_requested)
@@ -153,11 +150,13 @@ class ChangesetPanel(QWidget):
         main_layout.addWidget(splitter)
 
         self.empty = EmptyState(
-            "maintenance",
-            "No changes waiting for review",
-            "When a job runs as a dry run, or on its schedule without “apply without "
-            "review”, the merges, archives and fixes it proposes wait here for you to "
-            "accept or reject.",
+            icon="maintenance",
+            title=self.tr("No changes waiting for review"),
+            text=self.tr(
+                "When a job runs as a dry run, or on its schedule without “apply without "
+                "review”, the merges, archives and fixes it proposes wait here for you to "
+                "accept or reject."
+            ),
             parent=self,
         )
         self.pages = QStackedLayout(self)
@@ -165,8 +164,17 @@ class ChangesetPanel(QWidget):
         self.pages.addWidget(self.empty)
         self.pages.setCurrentWidget(self.empty)
 
-        self._shortcut("A", lambda: self.decide_selected("accepted"), "Accept the selected changes")
-        self._shortcut("R", lambda: self.decide_selected("rejected"), "Reject the selected changes")
+        # Listed in Help > Keyboard Shortcuts with what they do.
+        self._shortcut(
+            "A",
+            lambda: self.decide_selected("accepted"),
+            self.tr("Accept the selected changes (in the list)"),
+        )
+        self._shortcut(
+            "R",
+            lambda: self.decide_selected("rejected"),
+            self.tr("Reject the selected changes (in the list)"),
+        )
         self._update_buttons()
 
     def _button(self, text: str, tip: str) -> QPushButton:
@@ -177,7 +185,7 @@ class ChangesetPanel(QWidget):
     def _shortcut(self, keys: str, slot: Callable[[], object], what: str) -> None:
         # Scoped to the list: a letter typed elsewhere in the view means nothing here.
         shortcut = QShortcut(QKeySequence(keys), self.tree)
-        shortcut.setWhatsThis(f"{what} (in the list)")  # listed in Help > Keyboard Shortcuts
+        shortcut.setWhatsThis(what)
         shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
         shortcut.activated.connect(slot)
 
@@ -206,7 +214,10 @@ class ChangesetPanel(QWidget):
             members = [c for c in self.changes if c.kind == kind]
             if not members:
                 continue
-            group = QTreeWidgetItem([f"{GROUP_TITLES.get(kind, kind)} ({len(members):,})", ""])
+            heading = self.tr("{group} ({count})").format(
+                group=group_title(kind), count=f"{len(members):,}"
+            )
+            group = QTreeWidgetItem([heading, ""])
             group.setData(0, CHANGE_ROLE, kind)
             group.setFlags(Qt.ItemFlag.ItemIsEnabled)
             group.setFont(CHANGE, bold)
@@ -231,7 +242,7 @@ class ChangesetPanel(QWidget):
         self._selection_changed()
 
     def _change_row(self, change: ProposedChange) -> QTreeWidgetItem:
-        row = QTreeWidgetItem([short_title(change), ""])
+        row = QTreeWidgetItem([self.row_title(change), ""])
         row.setData(0, CHANGE_ROLE, change)
         row.setFlags(
             Qt.ItemFlag.ItemIsEnabled
@@ -244,7 +255,7 @@ class ChangesetPanel(QWidget):
 
     def _show_decision(self, row: QTreeWidgetItem, decision: str) -> None:
         row.setCheckState(CHANGE, CHECK_STATES.get(decision, Qt.CheckState.Unchecked))
-        row.setText(DECISION, DECISION_WORDS.get(decision, decision))
+        row.setText(DECISION, decision_word(decision))
         palette = self.tree.palette()
         if decision == "accepted":
             colour = text_colour(SUCCESS, palette)  # green, readable on this palette
@@ -259,11 +270,25 @@ class ChangesetPanel(QWidget):
         row.setToolTip(
             DECISION,
             {
-                "accepted": "Accepted: applied with “Apply Accepted”",
-                "rejected": "Rejected: left as it is",
-                "pending": "Not decided yet: tick to accept, tick again to reject",
+                "accepted": self.tr("Accepted: applied with “Apply Accepted”"),
+                "rejected": self.tr("Rejected: left as it is"),
+                "pending": self.tr("Not decided yet: tick to accept, tick again to reject"),
             }.get(decision, ""),
         )
+
+    def row_title(self, change: ProposedChange) -> str:
+        """A row's words: what is kept for a merge ("… (+1 duplicate)"), else the title
+        without the kind its group already names ("Archive: x" → "x")."""
+        if change.kind == "merge" and change.item_ids:
+            kept = change.before.get(str(change.item_ids[0]), {}).get("content")
+            if kept:
+                extra = len(change.item_ids) - 1
+                return self.tr("{memory} (+%n duplicates)", "", extra).format(
+                    memory=" ".join(str(kept).split())
+                )
+        prefix = CHANGE_TITLES.get(change.kind, "") + ": "  # the store's English titles
+        text = change.title[len(prefix) :] if change.title.startswith(prefix) else change.title
+        return " ".join(text.split())
 
     def show_preview(self, change: ProposedChange | None) -> None:
         if change is None:
@@ -379,11 +404,18 @@ class ChangesetPanel(QWidget):
         self.accept_all_button.setEnabled(free and counts["accepted"] < len(self.changes))
         self.reject_all_button.setEnabled(free and counts["rejected"] < len(self.changes))
         self.apply_button.setEnabled(free and counts["accepted"] > 0)
-        parts = [plural(len(self.changes), "change")]
-        parts += [f"{counts[k]:,} {k}" for k in ("accepted", "rejected", "pending") if counts[k]]
+        parts = [self.tr("%n changes", "", len(self.changes))]
+        if counts["accepted"]:
+            parts.append(self.tr("%n accepted", "", counts["accepted"]))
+        if counts["rejected"]:
+            parts.append(self.tr("%n rejected", "", counts["rejected"]))
+        if counts["pending"]:
+            parts.append(self.tr("%n pending", "", counts["pending"]))
         self.counts.setText(" · ".join(parts))
         self.apply_button.setText(
-            f"A&pply {counts['accepted']:,} Accepted" if counts["accepted"] else "A&pply Accepted"
+            self.tr("A&pply %n Accepted", "", counts["accepted"])
+            if counts["accepted"]
+            else self.tr("A&pply Accepted")
         )
 
     def changeEvent(self, event: QEvent) -> None:

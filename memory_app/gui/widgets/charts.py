@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QLocale, QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QCursor,
@@ -36,7 +36,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-NO_DATA = "No data yet"
+from memory_app.gui.translations import translate
+
+NO_DATA = "No data yet"  # in English; shown translated by ChartPanel.no_data()
 
 
 def paint_panel(widget: QWidget, highlighted: bool = False) -> None:
@@ -65,8 +67,12 @@ def count_ticks(maximum: float, target: int = 4) -> tuple[list[int], int]:
 
 
 def week_label(day: date) -> str:
-    """ "Jun 8": a week start the way calendars say it."""
-    return f"{day:%b} {day.day}"
+    """ "Jun 8": a week start the way calendars say it (the month's short name in the
+    locale's language)."""
+    #: A week's first day under the weekly chart: "Jun 8".
+    return translate("ChartPanel", "{month} {day}").format(
+        month=QLocale().monthName(day.month, QLocale.FormatType.ShortFormat), day=day.day
+    )
 
 
 def fit_labels(names: Sequence[str], room: float, metrics: QFontMetrics) -> tuple[list[str], int]:
@@ -170,7 +176,7 @@ class ChartPanel(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.view_box.sigResized.connect(self._layout_ticks)
 
-        self.note = QLabel(NO_DATA, self)
+        self.note = QLabel(self.no_data(), self)
         self.note.setObjectName("chartNote")
         self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.note.setWordWrap(True)
@@ -186,9 +192,13 @@ class ChartPanel(QWidget):
         layout.addLayout(self.pages, 1)
         self._hovered_index: int | None = None
         self._apply_palette()
-        self._show_note(NO_DATA)
+        self._show_note(self.no_data())
 
     # -- state ------------------------------------------------------------------------
+
+    def no_data(self) -> str:
+        """What the panel says when there is nothing to plot."""
+        return self.tr("No data yet")
 
     def has_data(self) -> bool:
         """Whether the plot is shown (rather than the "No data yet" note)."""
@@ -278,8 +288,8 @@ class CategoryBarChart(ChartPanel):
     """Memories per category: one bar each, its count above it, names below."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Memories per category", parent)
-        self.title.setToolTip("Active memories in each category")
+        super().__init__(self.tr("Memories per category"), parent)
+        self.title.setToolTip(self.tr("Active memories in each category"))
         self._counts: dict[str, int] = {}
         self._names: dict[str, str] = {}
         self.labels: list[str] = []
@@ -299,7 +309,7 @@ class CategoryBarChart(ChartPanel):
     def _render(self) -> None:
         self.plot.clear()
         if not self._counts or not any(self._counts.values()):
-            self._show_note(NO_DATA)
+            self._show_note(self.no_data())
             return
         self._show_plot()
         values = list(self._counts.values())
@@ -336,18 +346,19 @@ class CategoryBarChart(ChartPanel):
         if not 0 <= index < len(self._counts) or abs(x - index) > 0.31:
             return ""
         key = list(self._counts)[index]
-        count = self._counts[key]
-        return f"{self._names[key]}: {count:,} {'memory' if count == 1 else 'memories'}"
+        return self.tr("{category}: %n memories", "", self._counts[key]).format(
+            category=self._names[key]
+        )
 
 
 class WeeklyAddedChart(ChartPanel):
     """Memories added per week: a line with a marker per week, week starts below."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Added per week", parent)
-        self.title.setToolTip("Memories extracted per week (weeks start on Monday)")
+        super().__init__(self.tr("Added per week"), parent)
+        self.title.setToolTip(self.tr("Memories extracted per week (weeks start on Monday)"))
         self._weeks: list[tuple[date, int]] = []
-        self._empty_text = NO_DATA
+        self._empty_text: str | None = None
         self.labels: list[tuple[int, str]] = []
 
     @property
@@ -355,23 +366,29 @@ class WeeklyAddedChart(ChartPanel):
         """(week start, memories added), oldest first."""
         return list(self._weeks)
 
-    def set_data(self, weeks: Sequence[tuple[date, int]], empty_text: str = NO_DATA) -> None:
-        """Show (week start, count) pairs, oldest first; `empty_text` when all are zero."""
+    def set_data(self, weeks: Sequence[tuple[date, int]], empty_text: str | None = None) -> None:
+        """Show (week start, count) pairs, oldest first; `empty_text` (by default "No data
+        yet") when all are zero."""
         self._weeks = [
             (day.date() if hasattr(day, "date") else day, int(n))  # datetimes become dates
             for day, n in weeks
         ]
         self._empty_text = empty_text
         self.title.setToolTip(
-            f"Memories extracted per week over the last {len(self._weeks)} weeks "
-            "(weeks start on Monday)"
+            self.tr(
+                "Memories extracted per week over the last %n weeks (weeks start on Monday)",
+                "",
+                len(self._weeks),
+            )
         )
         self._render()
 
     def _render(self) -> None:
         self.plot.clear()
         if not self._weeks or not any(n for _, n in self._weeks):
-            self._show_note(self._empty_text if self._weeks else NO_DATA)
+            self._show_note(
+                self._empty_text if self._weeks and self._empty_text else self.no_data()
+            )
             return
         self._show_plot()
         counts = [n for _, n in self._weeks]
@@ -419,7 +436,7 @@ class WeeklyAddedChart(ChartPanel):
         if not 0 <= index < len(self._weeks):
             return ""
         day, count = self._weeks[index]
-        return f"Week of {week_label(day)}: {count:,} {'memory' if count == 1 else 'memories'}"
+        return self.tr("Week of {week}: %n memories", "", count).format(week=week_label(day))
 
 
 class ConfidenceHistogram(ChartPanel):
@@ -428,8 +445,10 @@ class ConfidenceHistogram(ChartPanel):
     BINS = 10
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Confidence", parent)
-        self.title.setToolTip("How sure the extractor was of each active memory, from 0 to 1")
+        super().__init__(self.tr("Confidence"), parent)
+        self.title.setToolTip(
+            self.tr("How sure the extractor was of each active memory, from 0 to 1")
+        )
         self._bins: tuple[int, ...] = ()
 
     @property
@@ -444,7 +463,7 @@ class ConfidenceHistogram(ChartPanel):
     def _render(self) -> None:
         self.plot.clear()
         if not any(self._bins):
-            self._show_note(NO_DATA)
+            self._show_note(self.no_data())
             return
         self._show_plot()
         width = 1.0 / len(self._bins)
@@ -473,10 +492,8 @@ class ConfidenceHistogram(ChartPanel):
             return ""
         index = min(int(x * len(self._bins)), len(self._bins) - 1)
         low = index / len(self._bins)
-        count = self._bins[index]
-        return (
-            f"Confidence {low:.1f}–{low + 1 / len(self._bins):.1f}: "
-            f"{count:,} {'memory' if count == 1 else 'memories'}"
+        return self.tr("Confidence {low}–{high}: %n memories", "", self._bins[index]).format(
+            low=f"{low:.1f}", high=f"{low + 1 / len(self._bins):.1f}"
         )
 
 

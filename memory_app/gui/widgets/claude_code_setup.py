@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
+from memory_app.gui.translations import translate
 from memory_app.gui.widgets.welcome import home_relative
 from memory_app.hooks.settings_file import SettingsFileError
 from memory_app.hooks.setup import (
@@ -39,29 +40,13 @@ from memory_app.hooks.setup import (
 )
 
 PARTS = ("hooks", "mcp", "command")
-
-INTRO = "In Claude Code's user settings, so every project of yours uses them:"
+# The removal's question, in English (shown translated: see `ClaudeCodePanel.remove`).
+CONFIRM_TITLE = "Remove Memory Curator from Claude Code?"
 
 
 def _command(text: str) -> str:
     """A command as the hint shows it: monospace, never broken over two lines."""
     return f'<code style="white-space: nowrap">{text}</code>'
-
-
-HINT = (
-    "The hooks add the memories that match each prompt to it, and capture each session "
-    "when it ends so that its memories are learned. The MCP server lets Claude search and "
-    f"add memories itself; {_command('/mem')} lists, pins or forgets a project's memories. "
-    "Claude Code picks up a change in its next session. To pause a project (nothing "
-    f"recalled, nothing captured), run {_command('memory-app off')} in its folder or type "
-    f"{_command('/mem off')}; {_command('memory-app on')} resumes it."
-)
-CONFIRM_TITLE = "Remove Memory Curator from Claude Code?"
-CONFIRM_TEXT = (
-    "The hooks, the MCP server and the /mem command are taken out of Claude Code's user "
-    "settings; everything else in those files stays as it is. Your memories stay in the "
-    "store, and Install puts everything back."
-)
 
 
 def home_abbreviated(text: str) -> str:
@@ -70,13 +55,23 @@ def home_abbreviated(text: str) -> str:
     return text.replace(home + os.sep, "~" + os.sep) if home != os.sep else text
 
 
+def part_label(name: str) -> str:
+    """ "MCP server": a part's name as the section shows it."""
+    labels = {
+        "hooks": translate("ClaudeCodePanel", "Hooks (recall and capture)"),
+        "mcp": translate("ClaudeCodePanel", "MCP server"),
+        "command": translate("ClaudeCodePanel", "/mem command"),
+    }
+    return labels.get(name) or LABELS.get(name, name)
+
+
 def describe_part(part: Part) -> str:
     """The state a part is shown with."""
     if not part.installed:
-        return "Not installed"
+        return translate("ClaudeCodePanel", "Not installed")
     if not part.current:
-        return "\u26a0 Outdated: Install updates it"
-    return "\u2713 Installed"
+        return translate("ClaudeCodePanel", "⚠ Outdated: Install updates it")
+    return translate("ClaudeCodePanel", "✓ Installed")
 
 
 class ClaudeCodePanel(QGroupBox):
@@ -92,7 +87,8 @@ class ClaudeCodePanel(QGroupBox):
     changed = Signal(object)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__("Claude Code", parent)
+        super().__init__(parent)
+        self.setTitle(self.tr("Claude Code"))
         self.setObjectName("claudeCodeGroup")
         self.context = context
         self.setup: ClaudeCodeSetup | None = None  # None: not read yet, or unreadable
@@ -101,7 +97,9 @@ class ClaudeCodePanel(QGroupBox):
         grid.setColumnStretch(2, 1)
         grid.setHorizontalSpacing(16)
 
-        intro = QLabel(INTRO, self)
+        intro = QLabel(
+            self.tr("In Claude Code's user settings, so every project of yours uses them:"), self
+        )
         intro.setWordWrap(True)
         grid.addWidget(intro, 0, 0, 1, 3)
 
@@ -109,8 +107,8 @@ class ClaudeCodePanel(QGroupBox):
         self.files: dict[str, QLabel] = {}
         where = paths()
         for row, name in enumerate(PARTS, start=1):
-            label = QLabel(f"{LABELS[name]}:", self)
-            state = QLabel("Checking…", self)
+            label = QLabel(self.tr("{part}:").format(part=part_label(name)), self)
+            state = QLabel(self.tr("Checking…"), self)
             state.setObjectName(f"{name}State")
             file = QLabel(home_relative(where[name]), self)
             file.setObjectName(f"{name}File")
@@ -128,13 +126,15 @@ class ClaudeCodePanel(QGroupBox):
 
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
-        self.install_button = QPushButton("&Install", self)
+        self.install_button = QPushButton(self.tr("&Install"), self)
         self.install_button.setObjectName("installClaudeCode")
-        self.install_button.setToolTip("Add the hooks, the MCP server and /mem (or update them)")
+        self.install_button.setToolTip(
+            self.tr("Add the hooks, the MCP server and /mem (or update them)")
+        )
         self.install_button.clicked.connect(self.install)
-        self.remove_button = QPushButton("&Remove…", self)
+        self.remove_button = QPushButton(self.tr("&Remove…"), self)
         self.remove_button.setObjectName("removeClaudeCode")
-        self.remove_button.setToolTip("Take out exactly what Install added")
+        self.remove_button.setToolTip(self.tr("Take out exactly what Install added"))
         self.remove_button.clicked.connect(self.remove)
         self.message = QLabel(self)
         self.message.setObjectName("claudeCodeMessage")
@@ -145,13 +145,29 @@ class ClaudeCodePanel(QGroupBox):
         buttons.addWidget(self.message, 1)
         grid.addLayout(buttons, len(PARTS) + 1, 0, 1, 3)
 
-        hint = QLabel(HINT, self)
+        hint = QLabel(self._hint(), self)
         hint.setObjectName("claudeCodeHint")
         hint.setTextFormat(Qt.TextFormat.RichText)
         hint.setWordWrap(True)
         hint.setMinimumWidth(360)  # wrapped labels in a layout shrink to a narrow column
         grid.addWidget(hint, len(PARTS) + 2, 0, 1, 3)
         self._enable()
+
+    def _hint(self) -> str:
+        """What the parts do and how to pause a project (rich text: the commands in code)."""
+        return self.tr(
+            "The hooks add the memories that match each prompt to it, and capture each "
+            "session when it ends so that its memories are learned. The MCP server lets "
+            "Claude search and add memories itself; {mem} lists, pins or forgets a "
+            "project's memories. Claude Code picks up a change in its next session. To "
+            "pause a project (nothing recalled, nothing captured), run {off} in its folder "
+            "or type {mem_off}; {on} resumes it."
+        ).format(
+            mem=_command("/mem"),
+            off=_command("memory-app off"),
+            mem_off=_command("/mem off"),
+            on=_command("memory-app on"),
+        )
 
     def focus_chain(self) -> list[QWidget]:
         """The section's widgets in the order Tab visits them."""
@@ -176,7 +192,7 @@ class ClaudeCodePanel(QGroupBox):
         """A file could not be read: the state is unknown, and the message says why."""
         self.setup = None
         for state in self.states.values():
-            state.setText("Unknown")
+            state.setText(self.tr("Unknown"))
         self._say(home_abbreviated(error), error=True)
         self._enable()
 
@@ -211,17 +227,36 @@ class ClaudeCodePanel(QGroupBox):
         """Install every part (or bring an outdated one up to date)."""
         if self._busy:
             return
-        self.context.spawn(self._change(setup_install, "Installing…", "Installed"))
+        self.context.spawn(
+            self._change(
+                setup_install,
+                self.tr("Installing…"),
+                self.tr("Installed. Claude Code picks it up in its next session."),
+            )
+        )
 
     def remove(self) -> None:
         """Remove every part, once confirmed."""
         if self._busy:
             return
-        if not self.context.dialogs.confirm(self, CONFIRM_TITLE, CONFIRM_TEXT):
+        title = self.tr("Remove Memory Curator from Claude Code?")
+        text = self.tr(
+            "The hooks, the MCP server and the /mem command are taken out of Claude Code's "
+            "user settings; everything else in those files stays as it is. Your memories "
+            "stay in the store, and Install puts everything back."
+        )
+        if not self.context.dialogs.confirm(self, title, text):
             return
-        self.context.spawn(self._change(setup_uninstall, "Removing…", "Removed"))
+        self.context.spawn(
+            self._change(
+                setup_uninstall,
+                self.tr("Removing…"),
+                self.tr("Removed. Claude Code picks it up in its next session."),
+            )
+        )
 
     async def _change(self, action: Callable[[], ClaudeCodeSetup], doing: str, done: str) -> None:
+        """Run `action`, saying `doing` meanwhile and `done` once it worked."""
         self._busy = True
         self._enable()
         self._say(doing)
@@ -236,4 +271,4 @@ class ClaudeCodePanel(QGroupBox):
             self._say(home_abbreviated(str(exc)), error=True)
             return
         self.show_setup(setup)
-        self._say(f"{done}. Claude Code picks it up in its next session.")
+        self._say(done)

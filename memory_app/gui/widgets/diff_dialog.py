@@ -30,16 +30,8 @@ HUNK = QColor(84, 174, 255, 45)
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
+    """Kept for callers elsewhere; the dialog's own counts are Qt plural forms."""
     return f"{count:,} {one if count == 1 else (many or one + 's')}"
-
-
-def export_summary(export: ClaudeMdExport, path: Path) -> str:
-    """One line on what the export writes and what it leaves out, and why."""
-    return (
-        f"Writes {plural(len(export.included), 'memory', 'memories')} to {path}; "
-        f"{len(export.dropped):,} left out by the size cap; "
-        f"{len(export.conflicted):,} in unresolved conflicts left out."
-    )
 
 
 def line_tint(line: str) -> QColor | None:
@@ -92,14 +84,16 @@ class DiffDialog(QDialog):
     def __init__(self, export: ClaudeMdExport, path: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("claudeMdDiffDialog")
-        self.setWindowTitle(f"Export to {path.name}")
+        self.setWindowTitle(self.tr("Export to {file}").format(file=path.name))
         self.export = export
-        self.summary = QLabel(export_summary(export, path), self)
+        self.summary = QLabel(self.export_summary(export, path), self)
         self.summary.setObjectName("exportSummary")
         self.summary.setWordWrap(True)
         self.note = QLabel(
-            "Only the text between the memory-curator markers is replaced; the rest of the "
-            "file stays exactly as it is.",
+            self.tr(
+                "Only the text between the memory-curator markers is replaced; the rest of "
+                "the file stays exactly as it is."
+            ),
             self,
         )
         self.note.setWordWrap(True)
@@ -107,8 +101,12 @@ class DiffDialog(QDialog):
         self.diff_view = DiffView(self)
         self.diff_view.show_diff(export.diff())
         self.buttons = QDialogButtonBox(self)
-        self.write_button = self.buttons.addButton("&Write", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.write_button.setToolTip(f"Write the managed block into {path}")
+        self.write_button = self.buttons.addButton(
+            self.tr("&Write"), QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.write_button.setToolTip(
+            self.tr("Write the managed block into {path}").format(path=path)
+        )
         self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -118,3 +116,16 @@ class DiffDialog(QDialog):
         layout.addWidget(self.diff_view, 1)
         layout.addWidget(self.buttons)
         self.resize(820, 560)
+
+    def export_summary(self, export: ClaudeMdExport, path: Path) -> str:
+        """One line on what the export writes and what it leaves out, and why."""
+        return self.tr(
+            "Writes %n memories to {path}; {dropped} left out by the size cap; "
+            "{conflicted} in unresolved conflicts left out.",
+            "",
+            len(export.included),
+        ).format(
+            path=path,
+            dropped=f"{len(export.dropped):,}",
+            conflicted=f"{len(export.conflicted):,}",
+        )

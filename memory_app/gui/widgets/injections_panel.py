@@ -30,12 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memory_app.domain.humanize import relative_time
 from memory_app.domain.records import InjectedMemory, InjectionRecord
 from memory_app.gui.colours import SUCCESS, WARNING, text_colour
 from memory_app.gui.context import AppContext
-from memory_app.gui.times import full_time
-from memory_app.gui.widgets.diff_dialog import plural
+from memory_app.gui.times import full_time, relative_time
 from memory_app.gui.widgets.empty_state import EmptyState
 from memory_app.gui.widgets.tree_items import top_level_items
 
@@ -48,37 +46,9 @@ MEMORY, SCORE, VERDICT = range(3)
 RECORD_ROLE = Qt.ItemDataRole.UserRole  # the InjectionRecord / InjectedMemory of a row
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
-EVENT_WORDS = {"UserPromptSubmit": "Prompt", "SessionStart": "Session start"}
-OUTCOME_WORDS = {
-    "injected": "Injected",
-    "reused": "Same topic",
-    "no_match": "Nothing matched",
-    "skipped": "Not searched",
-}
-OUTCOME_TIPS = {
-    "injected": "The hook added these memories to what the assistant was given.",
-    "reused": "Same topic as a prompt just before: its memories were still in the "
-    "conversation, so nothing new was added.",
-    "no_match": "The hook searched, but no memory matched closely enough: nothing was added.",
-    "skipped": "An acknowledgement (“ok”, “thanks”) or nothing to search for: the hook "
-    "did not search.",
-}
-VERDICT_WORDS = {"cited": "Cited", "ignored": "Ignored", "pending": "Pending", "reused": "Reused"}
-VERDICT_TIPS = {
-    "cited": "The answer that followed used this memory: it named it, used a name from "
-    "its code, or said what it says.",
-    "ignored": "The answer that followed did not use this memory.",
-    "pending": "Not judged yet: judged once this session's conversation is imported.",
-    "reused": "Still in the conversation from an earlier prompt on the same topic: not "
-    "given again, not judged.",
-}
 # Cited green and ignored amber, readable on the palette (colours.py); the verdict is
 # always written out too, so the colour only helps the eye.
 VERDICT_COLOURS = {"cited": SUCCESS, "ignored": WARNING}
-NO_PROMPT_TIP = (
-    "The hook never writes a prompt down. It is shown here once this session's "
-    "conversation has been imported (Sources)."
-)
 
 
 def folder_name(project: str | None) -> str:
@@ -131,8 +101,10 @@ class InjectionsPanel(QWidget):
         splitter.setChildrenCollapsible(False)
         column.addWidget(splitter, 1)
         self.footer = QLabel(
-            "Checked every few seconds while shown · Enter or double-click opens a memory "
-            "in Memories",
+            self.tr(
+                "Checked every few seconds while shown · Enter or double-click opens a memory "
+                "in Memories"
+            ),
             self.main,
         )
         self.footer.setObjectName("injectionsFooter")
@@ -140,12 +112,14 @@ class InjectionsPanel(QWidget):
         column.addWidget(self.footer)
 
         self.empty = EmptyState(
-            "context",
-            "Nothing injected yet",
-            "Install the Claude Code hooks in Settings > Claude Code. Then each time the "
-            "assistant is given memories, for a prompt or a new session, it shows up here "
-            "within seconds: which memories, and whether the answer used them.",
-            action="Open &Settings",
+            icon="context",
+            title=self.tr("Nothing injected yet"),
+            text=self.tr(
+                "Install the Claude Code hooks in Settings > Claude Code. Then each time the "
+                "assistant is given memories, for a prompt or a new session, it shows up here "
+                "within seconds: which memories, and whether the answer used them."
+            ),
+            action=self.tr("Open &Settings"),
             parent=self,
         )
         assert self.empty.button is not None
@@ -165,12 +139,21 @@ class InjectionsPanel(QWidget):
     def _build_list(self) -> QWidget:
         self.list = QTreeWidget(self.main)
         self.list.setObjectName("injectionList")
-        self.list.setHeaderLabels(["When", "Project", "Event", "Outcome", "Memories", "Prompt"])
+        self.list.setHeaderLabels(
+            [
+                self.tr("When"),
+                self.tr("Project"),
+                self.tr("Event"),
+                self.tr("Outcome"),
+                self.tr("Memories"),
+                self.tr("Prompt", "column: the prompt's text"),
+            ]
+        )
         self.list.setRootIsDecorated(False)
         self.list.setUniformRowHeights(True)
         self.list.setAllColumnsShowFocus(True)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.list.setAccessibleName("What the assistant saw, newest first")
+        self.list.setAccessibleName(self.tr("What the assistant saw, newest first"))
         header = self.list.header()
         header.setStretchLastSection(True)
         for column in (WHEN, PROJECT, EVENT, OUTCOME, COUNT):
@@ -196,12 +179,14 @@ class InjectionsPanel(QWidget):
         self.prompt.setMaximumHeight(self.prompt.fontMetrics().lineSpacing() * 4 + 4)
         self.memories = QTreeWidget(panel)
         self.memories.setObjectName("injectedMemories")
-        self.memories.setHeaderLabels(["Memories given", "Score", "Verdict"])
+        self.memories.setHeaderLabels(
+            [self.tr("Memories given"), self.tr("Score"), self.tr("Verdict")]
+        )
         self.memories.setRootIsDecorated(False)
         self.memories.setUniformRowHeights(True)
         self.memories.setAllColumnsShowFocus(True)
         self.memories.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.memories.setAccessibleName("Memories given for the selected prompt")
+        self.memories.setAccessibleName(self.tr("Memories given for the selected prompt"))
         header = self.memories.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(MEMORY, QHeaderView.ResizeMode.Stretch)
@@ -220,6 +205,71 @@ class InjectionsPanel(QWidget):
         # follows the palette when the system switches between light and dark.
         role = QPalette.ColorRole.PlaceholderText if muted else QPalette.ColorRole.WindowText
         label.setForegroundRole(role)
+
+    # -- words ------------------------------------------------------------------------
+
+    def event_words(self, event: str) -> str:
+        """The hook event that gave memories, as the list says it."""
+        return {
+            "UserPromptSubmit": self.tr("Prompt", "event: a prompt was submitted"),
+            "SessionStart": self.tr("Session start"),
+        }.get(event, event)
+
+    def outcome_words(self, outcome: str) -> str:
+        return {
+            "injected": self.tr("Injected"),
+            "reused": self.tr("Same topic"),
+            "no_match": self.tr("Nothing matched"),
+            "skipped": self.tr("Not searched"),
+        }.get(outcome, outcome)
+
+    def outcome_tip(self, outcome: str) -> str:
+        return {
+            "injected": self.tr("The hook added these memories to what the assistant was given."),
+            "reused": self.tr(
+                "Same topic as a prompt just before: its memories were still in the "
+                "conversation, so nothing new was added."
+            ),
+            "no_match": self.tr(
+                "The hook searched, but no memory matched closely enough: nothing was added."
+            ),
+            "skipped": self.tr(
+                "An acknowledgement (“ok”, “thanks”) or nothing to search for: the hook "
+                "did not search."
+            ),
+        }.get(outcome, "")
+
+    def verdict_words(self, verdict: str) -> str:
+        return {
+            "cited": self.tr("Cited"),
+            "ignored": self.tr("Ignored"),
+            "pending": self.tr("Pending"),
+            "reused": self.tr("Reused"),
+        }.get(verdict, verdict.capitalize())
+
+    def verdict_tip(self, verdict: str) -> str:
+        return {
+            "cited": self.tr(
+                "The answer that followed used this memory: it named it, used a name from "
+                "its code, or said what it says."
+            ),
+            "ignored": self.tr("The answer that followed did not use this memory."),
+            "pending": self.tr(
+                "Not judged yet: judged once this session's conversation is imported."
+            ),
+            "reused": self.tr(
+                "Still in the conversation from an earlier prompt on the same topic: not "
+                "given again, not judged."
+            ),
+        }.get(verdict, "")
+
+    def _no_prompt_tip(self, record: InjectionRecord) -> str:
+        if record.event != "UserPromptSubmit":
+            return ""
+        return self.tr(
+            "The hook never writes a prompt down. It is shown here once this session's "
+            "conversation has been imported (Sources)."
+        )
 
     # -- live -------------------------------------------------------------------------
 
@@ -310,18 +360,18 @@ class InjectionsPanel(QWidget):
             [
                 short_time(record.at, now),
                 folder_name(record.project),
-                EVENT_WORDS.get(record.event, record.event),
-                OUTCOME_WORDS.get(record.outcome, record.outcome),
+                self.event_words(record.event),
+                self.outcome_words(record.outcome),
                 f"{count:,}" if count else "—",
                 one_line(record.prompt) if record.prompt else "",
             ]
         )
         row.setData(WHEN, RECORD_ROLE, record)
         row.setToolTip(WHEN, f"{full_time(record.at)} ({relative_time(record.at)})")
-        row.setToolTip(PROJECT, record.project or "No project")
-        row.setToolTip(OUTCOME, OUTCOME_TIPS.get(record.outcome, ""))
+        row.setToolTip(PROJECT, record.project or self.tr("No project"))
+        row.setToolTip(OUTCOME, self.outcome_tip(record.outcome))
         row.setTextAlignment(COUNT, RIGHT)
-        row.setToolTip(COUNT, plural(count, "memory", "memories") + " given")
+        row.setToolTip(COUNT, self.tr("%n memories given", "", count))
         if record.prompt:
             row.setToolTip(PROMPT, html.escape(record.prompt))
         else:
@@ -330,39 +380,50 @@ class InjectionsPanel(QWidget):
             font = QFont(self.list.font())
             font.setItalic(True)
             row.setFont(PROMPT, font)
-            row.setToolTip(PROMPT, NO_PROMPT_TIP if record.event == "UserPromptSubmit" else "")
+            row.setToolTip(PROMPT, self._no_prompt_tip(record))
         if record.outcome in ("no_match", "skipped"):
             for column in (OUTCOME, COUNT):
                 row.setForeground(column, self._muted_brush())
         return row
 
-    @staticmethod
-    def _missing_prompt(record: InjectionRecord) -> str:
+    def _missing_prompt(self, record: InjectionRecord) -> str:
         if record.event == "SessionStart":
-            return "New session: standing context"
-        return "Prompt not imported yet"
+            return self.tr("New session: standing context")
+        return self.tr("Prompt not imported yet")
 
     def show_details(self, record: InjectionRecord | None, memory_id: int | None = None) -> None:
         self.memories.clear()
         if record is None:
-            self.summary.setText("<i>Select a prompt to see the memories it was given.</i>")
+            self.summary.setText(
+                "<i>{}</i>".format(
+                    html.escape(self.tr("Select a prompt to see the memories it was given."))
+                )
+            )
             self.prompt.setText("")
             self.prompt.hide()
             return
-        event = EVENT_WORDS.get(record.event, record.event)
-        where = html.escape(folder_name(record.project))
+        headline = self.tr("{event} in {project}").format(
+            event=self.event_words(record.event), project=folder_name(record.project)
+        )
         count = len(record.memories)
         if record.outcome == "injected":
-            what = f"{plural(count, 'memory', 'memories')} given"
+            what = self.tr("%n memories given", "", count)
+        elif record.outcome == "reused" and record.reused_from:
+            what = self.tr("same topic as the prompt of {time}: nothing new given").format(
+                time=short_time(record.reused_from)
+            )
         elif record.outcome == "reused":
-            earlier = f" of {short_time(record.reused_from)}" if record.reused_from else ""
-            what = f"same topic as the prompt{earlier}: nothing new given"
+            what = self.tr("same topic as the prompt: nothing new given")
         else:
-            what = OUTCOME_WORDS.get(record.outcome, record.outcome).lower()
+            what = {
+                "no_match": self.tr("nothing matched"),
+                "skipped": self.tr("not searched"),
+            }.get(record.outcome, record.outcome.lower())
         self.summary.setText(
-            f"<b>{event} in {where}</b> · {html.escape(full_time(record.at))} · {what}"
+            f"<b>{html.escape(headline)}</b> · {html.escape(full_time(record.at))}"
+            f" · {html.escape(what)}"
         )
-        self.summary.setToolTip(OUTCOME_TIPS.get(record.outcome, ""))
+        self.summary.setToolTip(self.outcome_tip(record.outcome))
         self.prompt.show()
         if record.prompt:
             self.prompt.setText(record.prompt)
@@ -370,13 +431,15 @@ class InjectionsPanel(QWidget):
             self.prompt.setToolTip("")
         else:
             self.prompt.setText(
-                "The prompt is shown once this session's conversation is imported."
+                self.tr("The prompt is shown once this session's conversation is imported.")
                 if record.event == "UserPromptSubmit"
-                else "A new session: the assistant was given standing context (conflicts, "
-                "pinned memories, conventions)."
+                else self.tr(
+                    "A new session: the assistant was given standing context (conflicts, "
+                    "pinned memories, conventions)."
+                )
             )
             self._mute(self.prompt)
-            self.prompt.setToolTip(NO_PROMPT_TIP if record.event == "UserPromptSubmit" else "")
+            self.prompt.setToolTip(self._no_prompt_tip(record))
         for memory in record.memories:
             row = self._memory_row(memory)
             self.memories.addTopLevelItem(row)
@@ -388,31 +451,31 @@ class InjectionsPanel(QWidget):
             note.setForeground(MEMORY, self._muted_brush())
             self.memories.addTopLevelItem(note)
 
-    @staticmethod
-    def _no_memories(record: InjectionRecord) -> str:
+    def _no_memories(self, record: InjectionRecord) -> str:
         return {
-            "no_match": "No memory matched this prompt closely enough.",
-            "skipped": "Not searched: nothing in this prompt to look for.",
-        }.get(record.outcome, "No memories were given.")
+            "no_match": self.tr("No memory matched this prompt closely enough."),
+            "skipped": self.tr("Not searched: nothing in this prompt to look for."),
+        }.get(record.outcome, self.tr("No memories were given."))
 
     def _memory_row(self, memory: InjectedMemory) -> QTreeWidgetItem:
         score = f"{memory.score:.2f}" if memory.score is not None else "—"
-        verdict = VERDICT_WORDS.get(memory.verdict, memory.verdict.capitalize())
+        verdict = self.verdict_words(memory.verdict)
         row = QTreeWidgetItem([f"#{memory.item_id}  {one_line(memory.content)}", score, verdict])
         row.setData(MEMORY, RECORD_ROLE, memory)
         row.setTextAlignment(SCORE, RIGHT)
+        opens = self.tr("Memory #{id}: Enter or double-click opens it in Memories.").format(
+            id=memory.item_id
+        )
         row.setToolTip(
-            MEMORY,
-            f"<p>{html.escape(memory.content)}</p><p><i>Memory #{memory.item_id}: "
-            "Enter or double-click opens it in Memories.</i></p>",
+            MEMORY, f"<p>{html.escape(memory.content)}</p><p><i>{html.escape(opens)}</i></p>"
         )
         row.setToolTip(
             SCORE,
-            "Ranking score for this prompt"
+            self.tr("Ranking score for this prompt")
             if memory.score is not None
-            else "Standing context for a new session: not ranked",
+            else self.tr("Standing context for a new session: not ranked"),
         )
-        row.setToolTip(VERDICT, VERDICT_TIPS.get(memory.verdict, ""))
+        row.setToolTip(VERDICT, self.verdict_tip(memory.verdict))
         row.setForeground(VERDICT, QBrush(self._verdict_colour(memory.verdict)))
         return row
 

@@ -23,17 +23,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memory_app.domain.humanize import relative_time
-from memory_app.domain.maintenance import JOB_DESCRIPTIONS, JOB_KINDS, JOB_TITLES, Schedule
+from memory_app.domain.maintenance import JOB_DESCRIPTIONS, JOB_KINDS, Schedule
 from memory_app.gui.colours import muted_style
-from memory_app.gui.times import full_time, upcoming_time
+from memory_app.gui.maintenance_runner import job_title
+from memory_app.gui.times import full_time, relative_time, upcoming_time
 from memory_app.operations.maintenance import JobStatus
-
-DRY_RUN_TIP = (
-    "On: the jobs only look and propose changes; nothing in the store changes.\n"
-    "Off: they also refresh decay, look for contradictions and rebuild the search index; "
-    "their changes are applied only for jobs set to apply without review."
-)
 
 
 @dataclass
@@ -73,7 +67,8 @@ class SchedulePanel(QGroupBox):
     dry_run_changed = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Schedule", parent)
+        super().__init__(parent)
+        self.setTitle(self.tr("Schedule"))
         self.setObjectName("maintenanceSchedule")
         self.rows: dict[str, JobRow] = {}
         self.statuses: dict[str, JobStatus] = {}
@@ -81,7 +76,13 @@ class SchedulePanel(QGroupBox):
         grid = QGridLayout()
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(4)
-        headers = ("Job", "Every", "Changes", "Last run", "Next run")
+        headers = (
+            self.tr("Job"),
+            self.tr("Every"),
+            self.tr("Changes"),
+            self.tr("Last run"),
+            self.tr("Next run"),
+        )
         muted = muted_style(self.palette())
         for column, text in enumerate(headers):
             header = QLabel(text, self)
@@ -96,14 +97,21 @@ class SchedulePanel(QGroupBox):
                 grid.addWidget(widget, line, column)
         grid.setColumnStretch(4, 1)
 
-        self.dry_run = QCheckBox("&Dry run: only propose changes", self)
+        self.dry_run = QCheckBox(self.tr("&Dry run: only propose changes"), self)
         self.dry_run.setObjectName("dryRun")
         self.dry_run.setChecked(True)
-        self.dry_run.setToolTip(DRY_RUN_TIP)
+        self.dry_run.setToolTip(
+            self.tr(
+                "On: the jobs only look and propose changes; nothing in the store changes.\n"
+                "Off: they also refresh decay, look for contradictions and rebuild the search "
+                "index; their changes are applied only for jobs set to apply without review."
+            )
+        )
         self.dry_run.toggled.connect(self.dry_run_changed)
-        self.run_all = QPushButton("Run &All", self)
+        # Alt+L: Alt+A is the changeset's Accept.
+        self.run_all = QPushButton(self.tr("Run A&ll"), self)
         self.run_all.setObjectName("runAll")
-        self.run_all.setToolTip("Run the three jobs one after another")
+        self.run_all.setToolTip(self.tr("Run the three jobs one after another"))
         self.run_all.clicked.connect(lambda: self.run_requested.emit("full", self.is_dry_run()))
         actions = QHBoxLayout()
         actions.addWidget(self.dry_run)
@@ -114,13 +122,13 @@ class SchedulePanel(QGroupBox):
         self.progress_bar.setObjectName("maintenanceProgress")
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setFixedWidth(180)
-        self.progress_bar.setAccessibleName("Maintenance progress")
+        self.progress_bar.setAccessibleName(self.tr("Maintenance progress"))
         self.progress_label = QLabel(self)
         self.progress_label.setObjectName("maintenanceProgressLabel")
         self.progress_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.setObjectName("cancelMaintenance")
-        self.cancel_button.setToolTip("Stop the job; the store stays as it was")
+        self.cancel_button.setToolTip(self.tr("Stop the job; the store stays as it was"))
         self.cancel_button.clicked.connect(self.cancel_requested)
         self.progress_row = QWidget(self)
         progress = QHBoxLayout(self.progress_row)
@@ -136,34 +144,65 @@ class SchedulePanel(QGroupBox):
         layout.addLayout(actions)
         layout.addWidget(self.progress_row)
 
+    def _description(self, kind: str) -> str:
+        descriptions = {
+            "nightly": self.tr(
+                "Merges near-duplicates, looks for contradictions, refreshes decay."
+            ),
+            "weekly": self.tr(
+                "Compresses memories older than 30 days into their category summary and "
+                "archives old, unused, unimportant ones."
+            ),
+            "monthly": self.tr(
+                "Checks every memory against the rules and the search index for damage."
+            ),
+        }
+        return descriptions.get(kind) or JOB_DESCRIPTIONS.get(kind, "")
+
+    def _show_every(self, every: QSpinBox, days: int) -> None:
+        """ "every 7 days" around the spin box's number, in the words of the language."""
+        words = self.tr("every %n days", "", days)
+        before, number, after = words.partition(str(days))
+        if not number:  # a translation without the number: all of it after
+            before, after = "", f" {words}"
+        every.setPrefix(before)
+        every.setSuffix(after)
+
     def _build_row(self, kind: str) -> JobRow:
-        title = JOB_TITLES[kind]
-        description = JOB_DESCRIPTIONS[kind]
+        title = job_title(kind)
+        description = self._description(kind)
         enabled = QCheckBox(title, self)
         enabled.setObjectName(f"{kind}Enabled")
-        enabled.setToolTip(f"{description}\nUntick to stop running it on a schedule.")
+        enabled.setToolTip(
+            self.tr("{description}\nUntick to stop running it on a schedule.").format(
+                description=description
+            )
+        )
         every = QSpinBox(self)
         every.setObjectName(f"{kind}Every")
         every.setRange(1, 365)
-        every.setPrefix("every ")
-        every.setSuffix(" days")
+        self._show_every(every, every.value())
         every.setKeyboardTracking(False)  # typing "14" saves once, not "1" then "14"
-        every.setAccessibleName(f"{title}: run every how many days")
-        every.setToolTip(f"How often {title.lower()} runs")
-        auto_apply = QCheckBox("Apply without review", self)
+        every.setAccessibleName(self.tr("{job}: run every how many days").format(job=title))
+        every.setToolTip(self.tr("How often {job} runs").format(job=title.lower()))
+        auto_apply = QCheckBox(self.tr("Apply without review"), self)
         auto_apply.setObjectName(f"{kind}AutoApply")
         auto_apply.setToolTip(
-            "Apply this job's changes when it runs on its schedule, as one undoable group.\n"
-            "Otherwise they wait below for you to accept or reject."
+            self.tr(
+                "Apply this job's changes when it runs on its schedule, as one undoable "
+                "group.\nOtherwise they wait below for you to accept or reject."
+            )
         )
-        auto_apply.setAccessibleName(f"{title}: apply its changes without review")
-        last_run = QLabel("never", self)
+        auto_apply.setAccessibleName(
+            self.tr("{job}: apply its changes without review").format(job=title)
+        )
+        last_run = QLabel(relative_time(None), self)
         last_run.setObjectName(f"{kind}LastRun")
         next_run = QLabel("", self)
         next_run.setObjectName(f"{kind}NextRun")
-        run = QPushButton("Run Now", self)
+        run = QPushButton(self.tr("Run Now"), self)
         run.setObjectName(f"{kind}Run")
-        run.setAccessibleName(f"Run {title.lower()} now")
+        run.setAccessibleName(self.tr("Run {job} now").format(job=title.lower()))
         row = JobRow(kind, enabled, every, auto_apply, last_run, next_run, run)
         enabled.toggled.connect(lambda _on: self._edited(row))
         every.valueChanged.connect(lambda _value: self._edited(row))
@@ -194,13 +233,13 @@ class SchedulePanel(QGroupBox):
                 widget.blockSignals(False)
             row.every.blockSignals(True)
             row.every.setValue(schedule.every_days)
-            row.every.setSuffix(" day" if schedule.every_days == 1 else " days")
+            self._show_every(row.every, schedule.every_days)
             row.every.blockSignals(False)
             row.last_run.setText(relative_time(status.last_run, now))
             row.last_run.setToolTip(
-                f"Last finished a real run {full_time(status.last_run)}"
+                self.tr("Last finished a real run {time}").format(time=full_time(status.last_run))
                 if status.last_run
-                else "Has not finished a real (not dry) run yet"
+                else self.tr("Has not finished a real (not dry) run yet")
             )
             self._show_next(row, status, now)
             self._enable_row(row)
@@ -210,18 +249,18 @@ class SchedulePanel(QGroupBox):
         font.setBold(status.due)
         row.next_run.setFont(font)
         if status.next_run is None:
-            row.next_run.setText("off")
-            row.next_run.setToolTip("Not scheduled: tick the job to run it on a schedule")
+            row.next_run.setText(self.tr("off"))
+            row.next_run.setToolTip(self.tr("Not scheduled: tick the job to run it on a schedule"))
         else:
             row.next_run.setText(upcoming_time(status.next_run, now))
             row.next_run.setToolTip(
-                "Runs in the background within the hour while the app is open"
+                self.tr("Runs in the background within the hour while the app is open")
                 if status.due
                 else full_time(status.next_run)
             )
 
     def _edited(self, row: JobRow) -> None:
-        row.every.setSuffix(" day" if row.every.value() == 1 else " days")
+        self._show_every(row.every, row.every.value())
         self._enable_row(row)
         self.schedule_changed.emit(row.schedule())
 
@@ -241,7 +280,7 @@ class SchedulePanel(QGroupBox):
         self.run_all.setEnabled(not self._running)
         self.progress_row.setVisible(self._running)
         self.cancel_button.setEnabled(self._running)
-        self.cancel_button.setText("Cancel")
+        self.cancel_button.setText(self.tr("Cancel"))
         if label is not None:
             self.progress_bar.setRange(0, 0)  # busy until the first report
             self.progress_label.setText(f"{label}…")
@@ -263,4 +302,4 @@ class SchedulePanel(QGroupBox):
 
     def show_cancelling(self) -> None:
         self.cancel_button.setEnabled(False)
-        self.progress_label.setText("Cancelling at the next safe point…")
+        self.progress_label.setText(self.tr("Cancelling at the next safe point…"))

@@ -3,11 +3,12 @@ history."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import QDateTime, Signal
+from PySide6.QtCore import QDateTime, QObject, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -16,10 +17,8 @@ from memory_app.domain.records import SCOPES, AuditRecord, CategoryInfo, MemoryR
 from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.forms.ui_memory_editor import Ui_MemoryEditorForm
 
-NOTHING_SELECTED = "Select a memory to edit it."
-SCOPE_NAMES = {"session": "This session", "project": "This project", "global": "Everywhere"}
-# What the Archive button does for a memory in each status (hidden for the others).
-ARCHIVE_ACTIONS = {"active": "&Archive", "archived": "Un&archive"}
+# The statuses the Archive button has a use for (archive or unarchive; hidden for others).
+ARCHIVABLE = ("active", "archived")
 _FIELD_ERRORS = {
     "content": "contentError",
     "category": "categoryError",
@@ -48,16 +47,31 @@ def describe_event(event: AuditRecord) -> str:
     return f"{when} · {event.actor} · {what}"
 
 
+class UsageWords(QObject):
+    """A memory's usage feedback in words. A QObject because lupdate collects a counted
+    phrase only from `self.tr(text, "", n)`, never the count of `translate(...)`."""
+
+    def text(self, injected: int, cited: int, ignored: int) -> str:
+        if injected <= 0:
+            return self.tr("Never given to the assistant")
+        # A plural form (English says "Injected once" for one), its numbers with separators.
+        text = self.tr(
+            "Injected {count} times, cited {cited}, ignored {ignored}", "", injected
+        ).format(count=f"{injected:,}", cited=f"{cited:,}", ignored=f"{ignored:,}")
+        waiting = injected - cited - ignored
+        if waiting > 0:
+            text = self.tr("{usage} · {count} not judged yet", "", waiting).format(
+                usage=text, count=f"{waiting:,}"
+            )
+        return text
+
+
+_USAGE = UsageWords()
+
+
 def usage_text(injected: int, cited: int, ignored: int) -> str:
     """A memory's usage feedback in words, as the memory editor shows it."""
-    if injected <= 0:
-        return "Never given to the assistant"
-    times = "once" if injected == 1 else f"{injected:,} times"
-    text = f"Injected {times}, cited {cited:,}, ignored {ignored:,}"
-    waiting = injected - cited - ignored
-    if waiting > 0:
-        text += f" · {waiting:,} not judged yet"
-    return text
+    return _USAGE.text(injected, cited, ignored)
 
 
 def _to_qt(value: datetime | None) -> QDateTime:
@@ -94,16 +108,21 @@ class MemoryEditor(QWidget):
             error.hide()
         for memory_type in MEMORY_TYPES:
             self.ui.type.addItem(memory_type.capitalize(), memory_type)
+        scope_names = {
+            "session": self.tr("This session"),
+            "project": self.tr("This project"),
+            "global": self.tr("Everywhere"),
+        }
         for scope in SCOPES:
-            self.ui.scope.addItem(SCOPE_NAMES.get(scope, scope), scope)
+            self.ui.scope.addItem(scope_names.get(scope, scope), scope)
         self.ui.save.clicked.connect(self.request_save)
         self.ui.archive.clicked.connect(self.request_archive)
         self.ui.revert.clicked.connect(self.revert)
         self.ui.source.linkActivated.connect(self._open_source)
         self.ui.hasValidFrom.toggled.connect(self.ui.validFrom.setEnabled)
         self.ui.hasValidUntil.toggled.connect(self.ui.validUntil.setEnabled)
-        self.ui.hasValidFrom.setToolTip("Set a start of validity")
-        self.ui.hasValidUntil.setToolTip("Set an end of validity")
+        self.ui.hasValidFrom.setToolTip(self.tr("Set a start of validity"))
+        self.ui.hasValidUntil.setToolTip(self.tr("Set an end of validity"))
         # Read-only facts in the muted text colour; a role, not a colour name, because
         # the placeholder colour is translucent (its name() would be plain black).
         for fact in (self.ui.source, self.ui.usage):
@@ -120,9 +139,11 @@ class MemoryEditor(QWidget):
 
     # -- showing ----------------------------------------------------------------------
 
-    def show_nothing(self, text: str = NOTHING_SELECTED) -> None:
+    def show_nothing(self, text: str | None = None) -> None:
+        """No memory to edit; `text` says why (by default: select one)."""
         self.record = None
-        self.ui.heading.setText(f"<i>{text}</i>")
+        shown = text if text is not None else self.tr("Select a memory to edit it.")
+        self.ui.heading.setText(f"<i>{html.escape(shown)}</i>")
         self._set_enabled(False)
         self.ui.content.setPlainText("")
         self.ui.tags.clear()
@@ -134,8 +155,9 @@ class MemoryEditor(QWidget):
 
     def show_record(self, record: MemoryRecord, history: Sequence[AuditRecord] = ()) -> None:
         self.record = record
-        status = "" if record.status == "active" else f" ({record.status})"
-        self.ui.heading.setText(f"<b>Memory #{record.id}</b>{status}")
+        title = self.tr("Memory #{number}").format(number=record.id)
+        status = "" if record.status == "active" else f" ({record.status})"  # the store's word
+        self.ui.heading.setText(f"<b>{html.escape(title)}</b>{status}")
         self._set_enabled(True)
         self.ui.content.setPlainText(record.content)
         self.ui.category.setCurrentIndex(max(0, self.ui.category.findData(record.category)))
@@ -157,14 +179,16 @@ class MemoryEditor(QWidget):
             usage_text(record.injected_count, record.cited_count, record.ignored_count)
         )
         self.show_history(history)
-        archive = ARCHIVE_ACTIONS.get(record.status)
-        self.ui.archive.setVisible(archive is not None)
-        self.ui.archive.setText(archive or "")
+        archived = record.status == "archived"
+        self.ui.archive.setVisible(record.status in ARCHIVABLE)
+        self.ui.archive.setText(self.tr("Un&archive") if archived else self.tr("&Archive"))
         self.ui.archive.setToolTip(
-            "Bring this memory back into use (undo with Ctrl+Z)"
-            if record.status == "archived"
-            else "Put this memory away: kept, but out of search, context and the counts "
-            "(undo with Ctrl+Z)"
+            self.tr("Bring this memory back into use (undo with Ctrl+Z)")
+            if archived
+            else self.tr(
+                "Put this memory away: kept, but out of search, context and the counts "
+                "(undo with Ctrl+Z)"
+            )
         )
         self.clear_errors()
 
@@ -194,21 +218,33 @@ class MemoryEditor(QWidget):
             index = combo.count() - 1
         combo.setCurrentIndex(index)
 
-    @staticmethod
-    def _source_text(record: MemoryRecord) -> str:
+    def _source_text(self, record: MemoryRecord) -> str:
         if record.source_resource_id is None:
-            return "Written by hand."
+            return self.tr("Written by hand.")
         start = record.turn_start if record.turn_start is not None else -1
         end = record.turn_end if record.turn_end is not None else start
-        where = f"conversation #{record.source_resource_id}"
-        if start >= 0:
-            where += f", turn {start}" if start == end else f", turns {start}–{end}"
+        # Where in the conversation, most general first: "conversation #3, turn 2, line 5".
+        where = [self.tr("conversation #{number}").format(number=record.source_resource_id)]
+        if start >= 0 and start == end:
+            where.append(self.tr("turn {turn}").format(turn=start))
+        elif start >= 0:
+            where.append(self.tr("turns {first}–{last}").format(first=start, last=end))
         if record.line_start is not None:
-            where += f", line {record.line_start}"
+            where.append(self.tr("line {line}").format(line=record.line_start))
         href = f"source:{record.source_resource_id}:{start}:{end}"
-        extractor = f" · learnt by the {record.extractor} extractor" if record.extractor else ""
-        seen = f" · seen {record.reinforcement_count + 1}×" if record.reinforcement_count else ""
-        return f'<a href="{href}">Open {where}</a>{extractor}{seen}'
+        link = self.tr("Open {place}").format(place=", ".join(where))
+        parts = [f'<a href="{href}">{html.escape(link)}</a>']
+        if record.extractor:
+            parts.append(
+                html.escape(
+                    self.tr("learnt by the {extractor} extractor").format(
+                        extractor=record.extractor
+                    )
+                )
+            )
+        if record.reinforcement_count:
+            parts.append(html.escape(self.tr("seen %n×", "", record.reinforcement_count + 1)))
+        return " · ".join(parts)
 
     def _set_enabled(self, enabled: bool) -> None:
         for widget in (
@@ -281,7 +317,7 @@ class MemoryEditor(QWidget):
         self.save_requested.emit(self.record.id, changes)
 
     def request_archive(self) -> None:
-        if self.record is not None and self.record.status in ARCHIVE_ACTIONS:
+        if self.record is not None and self.record.status in ARCHIVABLE:
             self.archive_requested.emit(self.record.id, self.record.status == "active")
 
     def revert(self) -> None:

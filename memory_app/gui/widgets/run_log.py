@@ -3,10 +3,11 @@ Undo for a run that applied changes."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,76 +22,93 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memory_app.domain.humanize import relative_time
-from memory_app.domain.maintenance import JOB_TITLES
 from memory_app.domain.records import MaintenanceRunRecord
 from memory_app.gui.colours import ERROR, muted_colour, muted_style, text_colour
-from memory_app.gui.times import full_time
+from memory_app.gui.maintenance_runner import job_title
+from memory_app.gui.times import full_time, relative_time
+from memory_app.gui.translations import translate
 
 JOB, STATUS, STARTED, RESULT = range(4)
 RUN_ROLE = Qt.ItemDataRole.UserRole
-RUN_TITLES = {
-    **JOB_TITLES,
-    "apply": "Reviewed changes applied",
-    "startup": "New Claude Code sessions",
-}
-STATUS_WORDS = {
-    "success": "Done",
-    "error": "Failed",
-    "cancelled": "Cancelled",
-    "running": "Running",
-}
-# The figures worth a word in the summary, in order: (key, one, many). The rest are in
-# the tooltip.
-FIGURE_WORDS: tuple[tuple[str, str, str], ...] = (
-    ("applied", "change applied", "changes applied"),
-    ("pending", "change to review", "changes to review"),
-    ("stale", "stale change skipped", "stale changes skipped"),
-    ("new_sessions", "new session", "new sessions"),
-    ("imported", "imported", "imported"),
-    ("deferred", "left for next time", "left for next time"),
-    ("duplicate_groups", "duplicate group", "duplicate groups"),
-    ("contradictions", "contradiction", "contradictions"),
-    ("to_archive", "to archive", "to archive"),
-    ("categories_to_compress", "category to compress", "categories to compress"),
-    ("invalid", "invalid memory", "invalid memories"),
-)
+
+
+def status_word(status: str) -> str:
+    """ "Done", "Failed"…: how a run ended, in a word."""
+    words = {
+        "success": translate("RunLog", "Done"),
+        "error": translate("RunLog", "Failed"),
+        "cancelled": translate("RunLog", "Cancelled"),
+        "running": translate("RunLog", "Running"),
+    }
+    return words.get(status, status)
+
+
+class RunFigures(QObject):
+    """A run's figures in words (a QObject: lupdate gives a counted phrase its plural forms
+    only through `self.tr`)."""
+
+    def summary(self, result: dict[str, Any]) -> str:
+        """The few figures that say what a run did, in words; "nothing to change" if none."""
+
+        def count(key: str) -> int:
+            value = result.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+        # The figures worth a word, in order; the rest are in the tooltip.
+        figures = (
+            ("applied", lambda n: self.tr("%n changes applied", "", n)),
+            ("pending", lambda n: self.tr("%n changes to review", "", n)),
+            ("stale", lambda n: self.tr("%n stale changes skipped", "", n)),
+            ("new_sessions", lambda n: self.tr("%n new sessions", "", n)),
+            ("imported", lambda n: self.tr("%n imported", "", n)),
+            ("deferred", lambda n: self.tr("%n left for next time", "", n)),
+            ("duplicate_groups", lambda n: self.tr("%n duplicate groups", "", n)),
+            ("contradictions", lambda n: self.tr("%n contradictions", "", n)),
+            ("to_archive", lambda n: self.tr("%n to archive", "", n)),
+            ("categories_to_compress", lambda n: self.tr("%n categories to compress", "", n)),
+            ("invalid", lambda n: self.tr("%n invalid memories", "", n)),
+        )
+        words = [phrase(count(key)) for key, phrase in figures if count(key)]
+        if result.get("index_ok") is False:
+            words.append(self.tr("search index damaged"))
+        if result.get("index_rebuilt"):
+            if result.get("index_ok_after", True):
+                words.append(self.tr("index rebuilt"))
+            else:
+                words.append(self.tr("rebuild failed"))
+        if result.get("database_ok") is False:
+            words.append(self.tr("database problems"))
+        if words:
+            return ", ".join(words)
+        if "new_sessions" in result:
+            return self.tr("no new sessions")
+        return self.tr("nothing to change")
 
 
 def summarize_figures(result: dict[str, Any]) -> str:
     """The few figures that say what a run did, in words; "nothing to change" if none."""
-    words = []
-    for key, one, many in FIGURE_WORDS:
-        value = result.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or not value:
-            continue
-        words.append(f"{value:,} {one if value == 1 else many}")
-    if result.get("index_ok") is False:
-        words.append("search index damaged")
-    if result.get("index_rebuilt"):
-        words.append("index rebuilt" if result.get("index_ok_after", True) else "rebuild failed")
-    if result.get("database_ok") is False:
-        words.append("database problems")
-    if words:
-        return ", ".join(words)
-    return "no new sessions" if "new_sessions" in result else "nothing to change"
+    return RunFigures().summary(result)
 
 
 def describe_figures(result: dict[str, Any]) -> str:
-    """Every figure, one a line, for the tooltip."""
+    """Every figure, one a line, for the tooltip (named by their keys)."""
     lines = []
     for key, value in result.items():
         if isinstance(value, list):
-            value = "; ".join(str(v) for v in value) or "none"
+            value = "; ".join(str(v) for v in value) or translate("RunLog", "none")
         elif isinstance(value, bool):
-            value = "yes" if value else "no"
+            value = translate("RunLog", "yes") if value else translate("RunLog", "no")
         lines.append(f"{key.replace('_', ' ')}: {value}")
     return "\n".join(lines)
 
 
 def run_title(run: MaintenanceRunRecord) -> str:
-    title = RUN_TITLES.get(run.kind, run.kind.capitalize())
-    return f"{title} (dry run)" if run.dry_run else title
+    titles = {
+        "apply": translate("RunLog", "Reviewed changes applied"),
+        "startup": translate("RunLog", "New Claude Code sessions"),
+    }
+    title = titles.get(run.kind) or job_title(run.kind)
+    return translate("RunLog", "{run} (dry run)").format(run=title) if run.dry_run else title
 
 
 class RunLog(QWidget):
@@ -109,21 +127,23 @@ class RunLog(QWidget):
         self.undone: frozenset[str] = frozenset()
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("maintenanceLog")
-        self.tree.setAccessibleName("Maintenance log")
+        self.tree.setAccessibleName(self.tr("Maintenance log"))
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.tree.setHeaderLabels(["Run", "Status", "Started", "Result"])
+        self.tree.setHeaderLabels(
+            [self.tr("Run"), self.tr("Status"), self.tr("Started"), self.tr("Result")]
+        )
         header = self.tree.header()
         header.setStretchLastSection(True)
         for column in (JOB, STATUS, STARTED):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.itemSelectionChanged.connect(self._update_undo)
-        self.title = QLabel("<b>Log</b>", self)
-        self.undo_button = QPushButton("&Undo Run", self)
+        self.title = QLabel("<b>{}</b>".format(html.escape(self.tr("Log"))), self)
+        self.undo_button = QPushButton(self.tr("&Undo Run"), self)
         self.undo_button.setObjectName("undoRun")
-        self.undo_button.setToolTip("Undo every change the selected run applied")
+        self.undo_button.setToolTip(self.tr("Undo every change the selected run applied"))
         self.undo_button.clicked.connect(self._undo_clicked)
         top = QHBoxLayout()
         top.addWidget(self.title)
@@ -131,8 +151,10 @@ class RunLog(QWidget):
         top.addWidget(self.undo_button)
 
         self.empty = QLabel(
-            "No maintenance has run yet. Each run, what it found and what it changed will "
-            "be listed here.",
+            self.tr(
+                "No maintenance has run yet. Each run, what it found and what it changed "
+                "will be listed here."
+            ),
             self,
         )
         self.empty.setObjectName("maintenanceLogEmpty")
@@ -163,9 +185,9 @@ class RunLog(QWidget):
         self._update_undo()
 
     def _row(self, run: MaintenanceRunRecord, muted: QBrush) -> QTreeWidgetItem:
-        status = STATUS_WORDS.get(run.status, run.status)
+        status = status_word(run.status)
         if run.group_id and run.group_id in self.undone:
-            status += ", undone"
+            status = self.tr("{status}, undone").format(status=status)
         result = run.error if run.status == "error" and run.error else None
         row = QTreeWidgetItem(
             [
@@ -180,7 +202,7 @@ class RunLog(QWidget):
         details = describe_figures(run.result)
         if run.error:
             details = f"{run.error}\n\n{details}" if details else run.error
-        row.setToolTip(RESULT, details or "No figures")
+        row.setToolTip(RESULT, details or self.tr("No figures"))
         if run.status == "error":
             for column in (STATUS, RESULT):
                 row.setForeground(column, QBrush(text_colour(ERROR, self.tree.palette())))
@@ -202,11 +224,11 @@ class RunLog(QWidget):
         run = self.selected_run()
         self.undo_button.setEnabled(self.can_undo(run))
         if run is not None and run.group_id and run.group_id in self.undone:
-            self.undo_button.setToolTip("Already undone")
+            self.undo_button.setToolTip(self.tr("Already undone"))
         elif run is not None and not run.group_id:
-            self.undo_button.setToolTip("This run applied no changes")
+            self.undo_button.setToolTip(self.tr("This run applied no changes"))
         else:
-            self.undo_button.setToolTip("Undo every change the selected run applied")
+            self.undo_button.setToolTip(self.tr("Undo every change the selected run applied"))
 
     def _undo_clicked(self) -> None:
         run = self.selected_run()

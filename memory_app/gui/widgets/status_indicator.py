@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from memory_app.domain.humanize import plural, relative_time
 from memory_app.domain.records import Stats
 from memory_app.gui.colours import ERROR, HUES, SUCCESS, WARNING, readable
 from memory_app.gui.context import StatusModel
+from memory_app.gui.times import relative_time
 
 # How often "last import 5 min ago" is said again: it must not say "just now" an hour later.
 AGE_REFRESH_MS = 30_000
@@ -26,11 +26,6 @@ KINDS = {
 }
 # WCAG 2, 1.4.11: a graphic that carries meaning needs 3:1 against what surrounds it.
 DOT_CONTRAST = 3.0
-WORDS = {
-    StatusModel.READY: "Ready",
-    StatusModel.PROCESSING: "Processing",
-    StatusModel.ERROR: "Error",
-}
 
 
 class StatusDot(QWidget):
@@ -83,19 +78,26 @@ class StatusIndicator(QWidget):
         status = self.status
         self.dot.kind = KINDS[status.state]
         self.dot.update()
-        word = WORDS[status.state]
         if status.state == StatusModel.PROCESSING:
-            detail = status.message or "Working"
+            detail = status.message or self.tr("Working")
             if status.total:
                 detail += f" ({status.done}/{status.total})"
-            self.label.setText(f"{word}… {detail}")
+            self.label.setText(self.tr("Processing… {detail}").format(detail=detail))
             self.setToolTip(detail)
         elif status.state == StatusModel.ERROR:
-            self.label.setText(f"{word}: {status.message}" if status.message else word)
-            self.setToolTip(f"{status.last_error}\nClick for details.")
+            self.label.setText(
+                self.tr("Error: {message}").format(message=status.message)
+                if status.message
+                else self.tr("Error")
+            )
+            self.setToolTip(self.tr("{error}\nClick for details.").format(error=status.last_error))
         else:
-            self.label.setText(word if not status.message else f"{word} · {status.message}")
-            self.setToolTip("Memory Curator is ready.")
+            self.label.setText(
+                self.tr("Ready · {message}").format(message=status.message)
+                if status.message
+                else self.tr("Ready")
+            )
+            self.setToolTip(self.tr("Memory Curator is ready."))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -103,12 +105,22 @@ class StatusIndicator(QWidget):
         super().mouseReleaseEvent(event)
 
 
+class CountsText(QObject):
+    """The words of the counts (a QObject: lupdate collects counted phrases from
+    `self.tr` only, see gui/times.py)."""
+
+    def say(self, stats: Stats, now: datetime | None = None) -> str:
+        return self.tr("%n memories · last import {when}", "", stats.items).format(
+            when=relative_time(stats.last_memorized, now)
+        )
+
+
+_COUNTS = CountsText()
+
+
 def counts_text(stats: Stats, now: datetime | None = None) -> str:
-    """ "1,204 memories · last import 13 min ago" (the time relative to `now`)."""
-    return (
-        f"{plural(stats.items, 'memory', 'memories')} · "
-        f"last import {relative_time(stats.last_memorized, now)}"
-    )
+    """ "1204 memories · last import 13 min ago" (the time relative to `now`)."""
+    return _COUNTS.say(stats, now)
 
 
 class CountsLabel(QLabel):

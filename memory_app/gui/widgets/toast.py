@@ -14,9 +14,9 @@ class Toast(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = QLabel(self)
-        self.undo_button = QPushButton("Undo", self)
+        self.undo_button = QPushButton(self.tr("Undo"), self)
         self.undo_button.setFlat(True)
-        self.undo_button.setToolTip("Undo (Ctrl+Z)")
+        self.undo_button.setToolTip(self.tr("Undo (Ctrl+Z)"))
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QObject, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPaintEvent, QPalette, QPen, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,28 +39,6 @@ COLUMN_WIDTH = 560  # a readable line; the column narrows with the window, never
 ICON_SIZE = 64
 SESSION_LIMIT = 20_000  # counting stops here ("20,000+ sessions"): a first look, not a census
 IMPORT_JOBS = ("import", "startup-import")  # what the panel's Cancel stops
-
-INTRO = (
-    "Memory Curator keeps what your AI coding assistant should remember: your "
-    "preferences, decisions and conventions, learned from your past conversations. "
-    "Import some to begin."
-)
-OFFLINE_TITLE = "Offline extractor"
-OFFLINE_TEXT = (
-    "The default. Built-in rules read your conversations: no API key is needed, nothing "
-    "leaves your computer, and it is fast."
-)
-CLAUDE_TITLE = "Claude"
-CLAUDE_TEXT = (
-    "Better extraction when an Anthropic API key is set in Settings. Only the "
-    "conversation text is sent; it costs tokens, which the dashboard shows."
-)
-READERS = {"offline": "the offline extractor", "claude": "Claude"}  # as Settings says it
-KEEP_IMPORTING = "&Keep importing new sessions automatically"
-KEEP_IMPORTING_TIP = (
-    "When Memory Curator starts and while it is open, Claude Code sessions that have "
-    "been quiet for a few minutes are imported. Change it later in Settings."
-)
 
 
 # -- what is on disk (no Qt) ------------------------------------------------------------------
@@ -128,20 +106,32 @@ def home_relative(path: Path) -> str:
     return "~" if inside == Path() else f"~{os.sep}{inside}"
 
 
-def _count(number: int, one: str, many: str, *, capped: bool = False) -> str:
-    return f"{number:,}{'+' if capped else ''} {one if number == 1 and not capped else many}"
-
-
 def describe_history(history: ClaudeHistory) -> str:
     """The line under (or instead of) the "Import Claude Code History" button."""
-    where = home_relative(history.folder)
-    if not history.exists:
-        return f"No Claude Code history found in {where}."
-    if history.sessions == 0:
-        return f"No Claude Code sessions in {where} yet."
-    sessions = _count(history.sessions, "session", "sessions", capped=history.capped)
-    projects = _count(history.projects, "project", "projects")
-    return f"{sessions} from {projects} in {where}"
+    return _WORDS.describe_history(history)
+
+
+class WelcomeWords(QObject):
+    """The welcome page's counted phrases outside a widget (a QObject: lupdate collects
+    them from `self.tr` only, see gui/times.py)."""
+
+    def describe_history(self, history: ClaudeHistory) -> str:
+        where = home_relative(history.folder)
+        if not history.exists:
+            return self.tr("No Claude Code history found in {folder}.").format(folder=where)
+        if history.sessions == 0:
+            return self.tr("No Claude Code sessions in {folder} yet.").format(folder=where)
+        if history.capped:  # counting stopped: "20,000+ sessions", never "session"
+            sessions = self.tr("{count}+ sessions").format(count=f"{history.sessions:,}")
+        else:
+            sessions = self.tr("%n sessions", "", history.sessions)
+        projects = self.tr("%n projects", "", history.projects)
+        return self.tr("{sessions} from {projects} in {folder}").format(
+            sessions=sessions, projects=projects, folder=where
+        )
+
+
+_WORDS = WelcomeWords()
 
 
 # -- the panel ---------------------------------------------------------------------------------
@@ -185,7 +175,7 @@ class ExtractorCard(QFrame):
         font = QFont(self.title.font())
         font.setWeight(QFont.Weight.DemiBold)
         self.title.setFont(font)
-        self.badge = QLabel("In use", self)
+        self.badge = QLabel(self.tr("In use"), self)
         self.badge.setObjectName("extractorInUse")
         self.badge.setForegroundRole(QPalette.ColorRole.Highlight)
         self.badge.setFont(font)
@@ -210,7 +200,7 @@ class ExtractorCard(QFrame):
     def set_active(self, active: bool) -> None:
         self.active = active
         self.badge.setVisible(active)
-        self.setAccessibleDescription("In use" if active else "")
+        self.setAccessibleDescription(self.tr("In use") if active else "")
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -281,14 +271,21 @@ class WelcomePanel(QWidget):
         picture = QLabel(self.column)
         picture.setPixmap(QIcon(str(icon_path(APP_ICON_NAME))).pixmap(ICON_SIZE, ICON_SIZE))
         picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.title = QLabel("Welcome to Memory Curator", self.column)
+        self.title = QLabel(self.tr("Welcome to Memory Curator"), self.column)
         self.title.setObjectName("welcomeTitle")
         font = QFont(self.title.font())
         font.setPointSizeF(font.pointSizeF() * 1.6)
         font.setWeight(QFont.Weight.DemiBold)
         self.title.setFont(font)
         self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.text = QLabel(INTRO, self.column)
+        self.text = QLabel(
+            self.tr(
+                "Memory Curator keeps what your AI coding assistant should remember: your"
+                " preferences, decisions and conventions, learned from your past conversations."
+                " Import some to begin."
+            ),
+            self.column,
+        )
         self.text.setObjectName("welcomeText")
         self.text.setWordWrap(True)
         self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -301,22 +298,33 @@ class WelcomePanel(QWidget):
     def _build_imports(self, layout: QVBoxLayout) -> None:
         """Claude Code's history first when there is one, then files or a folder; below,
         a running import (a person's or the startup one) with Cancel, or how it ended."""
-        self.history_button = QPushButton("&Import Claude Code History", self.column)
+        self.history_button = QPushButton(self.tr("&Import Claude Code History"), self.column)
         self.history_button.setObjectName("importHistoryButton")
         self.history_button.clicked.connect(self._import_history)
         self.history_note = _caption("historyNote", self.column)
         # Said with the import above: until then nothing is imported automatically.
-        self.keep_importing = QCheckBox(KEEP_IMPORTING, self.column)
+        self.keep_importing = QCheckBox(
+            self.tr("&Keep importing new sessions automatically"), self.column
+        )
         self.keep_importing.setObjectName("keepImporting")
-        self.keep_importing.setToolTip(KEEP_IMPORTING_TIP)
+        self.keep_importing.setToolTip(
+            self.tr(
+                "When Memory Curator starts and while it is open, Claude Code sessions that"
+                " have been quiet for a few minutes are imported. Change it later in Settings."
+            )
+        )
         self.keep_importing.setChecked(stored_choice(self.context.settings) is not False)
-        self.files_button = QPushButton("Import Fi&le…", self.column)
+        self.files_button = QPushButton(self.tr("Import Fi&le…"), self.column)
         self.files_button.setObjectName("importFileButton")
-        self.files_button.setToolTip("Claude Code sessions (.jsonl), text or Markdown files")
+        self.files_button.setToolTip(
+            self.tr("Claude Code sessions (.jsonl), text or Markdown files")
+        )
         self.files_button.clicked.connect(lambda: self.request_import("files"))
-        self.folder_button = QPushButton("Import F&older…", self.column)
+        self.folder_button = QPushButton(self.tr("Import F&older…"), self.column)
         self.folder_button.setObjectName("importFolderButton")
-        self.folder_button.setToolTip("Every conversation in a folder and the folders below it")
+        self.folder_button.setToolTip(
+            self.tr("Every conversation in a folder and the folders below it")
+        )
         self.folder_button.clicked.connect(lambda: self.request_import("folder"))
         self.import_buttons = (self.history_button, self.files_button, self.folder_button)
         # The two rows of buttons as wide as each other: they line up as one block.
@@ -336,9 +344,9 @@ class WelcomePanel(QWidget):
         self.progress_bar = QProgressBar(self.progress_row)
         self.progress_bar.setObjectName("welcomeProgress")
         self.progress_bar.setTextVisible(False)
-        self.cancel_button = QPushButton("Cancel", self.progress_row)
+        self.cancel_button = QPushButton(self.tr("Cancel"), self.progress_row)
         self.cancel_button.setObjectName("welcomeCancel")
-        self.cancel_button.setToolTip("Stop the import after the current file")
+        self.cancel_button.setToolTip(self.tr("Stop the import after the current file"))
         self.cancel_button.clicked.connect(self.cancel_import)
         # Bar and Cancel together as wide as the buttons above them.
         self.progress_bar.setFixedWidth(2 * half - self.cancel_button.sizeHint().width())
@@ -367,18 +375,32 @@ class WelcomePanel(QWidget):
         rule.setFixedHeight(1)
         rule.setAutoFillBackground(True)
         rule.setBackgroundRole(QPalette.ColorRole.Mid)
-        heading = QLabel("How conversations become memories", self.column)
+        heading = QLabel(self.tr("How conversations become memories"), self.column)
         heading.setObjectName("extractorsHeading")
         bold = QFont(heading.font())
         bold.setWeight(QFont.Weight.DemiBold)
         heading.setFont(bold)
-        self.offline_card = ExtractorCard(OFFLINE_TITLE, OFFLINE_TEXT, self.column)
+        self.offline_card = ExtractorCard(
+            self.tr("Offline extractor"),
+            self.tr(
+                "The default. Built-in rules read your conversations: no API key is needed,"
+                " nothing leaves your computer, and it is fast."
+            ),
+            self.column,
+        )
         self.offline_card.setObjectName("offlineExtractorCard")
-        self.claude_card = ExtractorCard(CLAUDE_TITLE, CLAUDE_TEXT, self.column)
+        self.claude_card = ExtractorCard(
+            self.tr("Claude"),
+            self.tr(
+                "Better extraction when an Anthropic API key is set in Settings. Only the"
+                " conversation text is sent; it costs tokens, which the dashboard shows."
+            ),
+            self.column,
+        )
         self.claude_card.setObjectName("claudeExtractorCard")
-        self.setup_button = QPushButton("&Set Up Claude…", self.claude_card)
+        self.setup_button = QPushButton(self.tr("&Set Up Claude…"), self.claude_card)
         self.setup_button.setObjectName("setUpClaudeButton")
-        self.setup_button.setToolTip("Open Settings: extractor, API key and model")
+        self.setup_button.setToolTip(self.tr("Open Settings: extractor, API key and model"))
         self.setup_button.clicked.connect(self.open_settings)
         self.claude_card.column.addWidget(self.setup_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.active_note = _caption("activeExtractor", self.column)
@@ -414,7 +436,9 @@ class WelcomePanel(QWidget):
         self.history_note.setVisible(history is not None)
         if offered:
             assert history is not None
-            self.history_button.setToolTip(f"Import every session in {history.folder}")
+            self.history_button.setToolTip(
+                self.tr("Import every session in {folder}").format(folder=history.folder)
+            )
         # Under the button a caption; without the button the sentence says why.
         self.history_note.setForegroundRole(
             QPalette.ColorRole.PlaceholderText if offered else QPalette.ColorRole.WindowText
@@ -437,8 +461,17 @@ class WelcomePanel(QWidget):
         name = getattr(self.context.service.extractor, "name", "")
         self.offline_card.set_active(name == "offline")
         self.claude_card.set_active(name == "claude")
-        reader = READERS.get(name, name or "an unknown extractor")
-        self.active_note.setText(f"New conversations are read by {reader}.")
+        self.active_note.setText(self.reader_sentence(name))
+
+    def reader_sentence(self, name: str) -> str:
+        """Who reads new conversations, as Settings says it."""
+        if name == "offline":
+            return self.tr("New conversations are read by the offline extractor.")
+        if name == "claude":
+            return self.tr("New conversations are read by Claude.")
+        if not name:
+            return self.tr("New conversations are read by an unknown extractor.")
+        return self.tr("New conversations are read by {extractor}.").format(extractor=name)
 
     # -- actions ----------------------------------------------------------------------
 
@@ -463,7 +496,7 @@ class WelcomePanel(QWidget):
         for kind in IMPORT_JOBS:
             self.context.jobs.cancel(kind)
         self.cancel_button.setEnabled(False)
-        self.progress_text.setText("Cancelling after the current file…")
+        self.progress_text.setText(self.tr("Cancelling after the current file…"))
 
     # -- a running import -------------------------------------------------------------
 
@@ -481,7 +514,7 @@ class WelcomePanel(QWidget):
             self.progress_row.show()
             if self.cancel_button.isEnabled():
                 done, total = status.done, status.total
-                message = status.message or "Importing"
+                message = status.message or self.tr("Importing")
                 if total:  # as the Sources view counts: the file being read, of all
                     message += f" ({min(done + 1, total)}/{total})"
                 elif not message.endswith("…"):

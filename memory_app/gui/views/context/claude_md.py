@@ -11,10 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from memory_app.gui.context import AppContext
-from memory_app.gui.widgets.diff_dialog import DiffDialog, plural
+from memory_app.gui.widgets.diff_dialog import DiffDialog
 from memory_app.retrieval.claude_md_export import ClaudeMdExport
 from memory_app.retrieval.export_file import ExportError
 
@@ -22,13 +23,14 @@ from memory_app.retrieval.export_file import ExportError
 EXPORT_ERRORS = (ExportError, ValueError, OSError)
 
 
-class ClaudeMdExporter:
+class ClaudeMdExporter(QObject):
     """Runs one export at a time for the Context view (`parent` owns the dialogs);
     `show_message` reports how it went."""
 
     def __init__(
         self, context: AppContext, parent: QWidget, show_message: Callable[..., None]
     ) -> None:
+        super().__init__()
         self.context = context
         self._parent = parent
         self._show_message = show_message
@@ -55,21 +57,31 @@ class ClaudeMdExporter:
 
     async def _plan_export(self, path: Path, project: str | None) -> None:
         service = self.context.service
-        self._show_message(f"Preparing the export to {path}…")
+        self._show_message(self.tr("Preparing the export to {path}…").format(path=path))
         try:
             export = await self.context.call(service.plan_claude_md, path, project=project)
         except EXPORT_ERRORS as exc:
-            self._show_message(f"Cannot export: {exc}", error=True)
+            self._show_message(
+                self.tr("Cannot export: {error}").format(error=exc),
+                error=True,
+            )
             return
         self.context.settings.setValue(self.settings_key(project), str(path))
         if not export.changed:
-            count = plural(len(export.included), "memory", "memories")
-            self._show_message(f"Already up to date: {path} holds these {count}.")
+            self._show_message(
+                self.tr(
+                    "Already up to date: {path} holds these %n memories.",
+                    "",
+                    len(export.included),
+                ).format(path=path)
+            )
             return
         self._show_message("")
         dialog = DiffDialog(export, path, self._parent)
         dialog.accepted.connect(lambda: self.context.spawn(self._write_export(export, path)))
-        dialog.rejected.connect(lambda: self._show_message("Export cancelled; nothing written."))
+        dialog.rejected.connect(
+            lambda: self._show_message(self.tr("Export cancelled; nothing written."))
+        )
         dialog.finished.connect(lambda _result: self._dialog_closed(dialog))
         self.diff_dialog = dialog
         dialog.open()
@@ -83,6 +95,11 @@ class ClaudeMdExporter:
         try:
             await self.context.call(self.context.service.write_claude_md, export)
         except EXPORT_ERRORS as exc:
-            self._show_message(f"Cannot export: {exc}", error=True)
+            self._show_message(
+                self.tr("Cannot export: {error}").format(error=exc),
+                error=True,
+            )
             return
-        self._show_message(f"Wrote {plural(len(export.included), 'memory', 'memories')} to {path}.")
+        self._show_message(
+            self.tr("Wrote %n memories to {path}.", "", len(export.included)).format(path=path)
+        )

@@ -48,23 +48,23 @@ class ContextRequestBar(QWidget):
         self._labels: dict[str, str] = {}
         self.task = QLineEdit(self)
         self.task.setObjectName("contextTask")
-        self.task.setPlaceholderText("Describe the task, e.g. add retries to the importer")
+        self.task.setPlaceholderText(self.tr("Describe the task, e.g. add retries to the importer"))
         self.task.setClearButtonEnabled(True)
         self.task.textChanged.connect(lambda _text: self.edited.emit())
         self.project = QComboBox(self)
         self.project.setObjectName("contextProject")
         self.project.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.project.setMinimumContentsLength(14)
-        self.project.addItem("All projects", None)
+        self.project.addItem(self.tr("All projects"), None)
         self.project.currentIndexChanged.connect(lambda _index: self.project_changed.emit())
         self.budget = QSpinBox(self)
         self.budget.setObjectName("contextBudget")
         self.budget.setRange(MIN_BUDGET, MAX_BUDGET)
         self.budget.setSingleStep(250)
-        self.budget.setSuffix(" tokens")
+        self.budget.setSuffix(self.tr(" tokens"))
         self.budget.setGroupSeparatorShown(True)
         self.budget.setToolTip(
-            "How much context the assistant is given, estimated at four characters a token"
+            self.tr("How much context the assistant is given, estimated at four characters a token")
         )
         stored = self.context.settings.value(BUDGET_KEY, DEFAULT_BUDGET)
         try:
@@ -77,12 +77,12 @@ class ContextRequestBar(QWidget):
         row.setSpacing(6)
         row.addWidget(self.task, 1)
         row.addSpacing(6)
-        project_label = QLabel("&Project", self)
+        project_label = QLabel(self.tr("&Project"), self)
         project_label.setBuddy(self.project)
         row.addWidget(project_label)
         row.addWidget(self.project)
         row.addSpacing(6)
-        budget_label = QLabel("&Budget", self)
+        budget_label = QLabel(self.tr("&Budget"), self)
         budget_label.setBuddy(self.budget)
         row.addWidget(budget_label)
         row.addWidget(self.budget)
@@ -97,19 +97,22 @@ class ContextRequestBar(QWidget):
         self._labels = project_labels([path for path, _ in projects])
         self.project.blockSignals(True)
         self.project.clear()
-        self.project.addItem("All projects", None)
-        self.project.setItemData(0, "Every project's memories", Qt.ItemDataRole.ToolTipRole)
+        self.project.addItem(self.tr("All projects"), None)
+        self.project.setItemData(0, self._every_project_tip(), Qt.ItemDataRole.ToolTipRole)
         for path, count in projects:
             self.project.addItem(f"{self._labels[path]} ({count:,})", path)
             self.project.setItemData(self.project.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
         index = self.project.findData(current)
         self.project.setCurrentIndex(max(index, 0))
         self.project.blockSignals(False)
-        self.project.setToolTip(current or "Every project's memories")
+        self.project.setToolTip(current or self._every_project_tip())
+
+    def _every_project_tip(self) -> str:
+        return self.tr("Every project's memories")
 
     def show_project_tip(self) -> None:
         """The picker's tooltip names the project picked in full."""
-        self.project.setToolTip(self.current_project() or "Every project's memories")
+        self.project.setToolTip(self.current_project() or self._every_project_tip())
 
     def current_project(self) -> str | None:
         data = self.project.currentData()
@@ -122,8 +125,9 @@ class ContextRequestBar(QWidget):
             budget=self.budget.value(),
         )
 
-    def scope_words(self, project: str | None) -> str:
-        """ "every project's context", or "the context of <its short name>"."""
+    def project_label(self, project: str | None) -> str | None:
+        """A project's short name as the picker shows it; None for every project's context
+        (the sentences naming a context have one form for each)."""
         if project is None:
-            return "every project's context"
-        return f"the context of {self._labels.get(project, project)}"
+            return None
+        return self._labels.get(project, project)

@@ -78,7 +78,9 @@ class TiersPanel(QWidget):
         layout.setContentsMargins(0, 0, 4, 0)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("contextTiers")
-        self.tree.setHeaderLabels(["Injected, tier by tier", "Tokens", "Score"])
+        self.tree.setHeaderLabels(
+            [self.tr("Injected, tier by tier"), self.tr("Tokens"), self.tr("Score")]
+        )
         self.tree.setUniformRowHeights(True)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         header = self.tree.header()
@@ -89,11 +91,11 @@ class TiersPanel(QWidget):
             self.tree.headerItem().setTextAlignment(column, Qt.AlignmentFlag.AlignRight)
         self.tree.currentItemChanged.connect(lambda *_: self.update_buttons())
         self.tree.itemDoubleClicked.connect(lambda item, _column: self._open(item))
-        self.pin_button = QPushButton("Pin", self)
+        self.pin_button = QPushButton(self.tr("Pin"), self)
         self.pin_button.setObjectName("pinButton")
         self.pin_button.setIcon(self._icons["pin"])
         self.pin_button.clicked.connect(self.toggle_pin)
-        self.exclude_button = QPushButton("Exclude", self)
+        self.exclude_button = QPushButton(self.tr("Exclude"), self)
         self.exclude_button.setObjectName("excludeButton")
         self.exclude_button.clicked.connect(self.toggle_exclusion)
         actions = QHBoxLayout()
@@ -145,10 +147,10 @@ class TiersPanel(QWidget):
     def _add_excluded(self, preview: ContextPreview, expanded: bool) -> None:
         head = excluded_head(len(preview.excluded), self._muted(), self.tree.font())
         self.tree.addTopLevelItem(head)
-        scope = self._controls.scope_words(preview.request.project)
+        project = self._controls.project_label(preview.request.project)
         muted = self._muted()
         for item in preview.excluded:
-            head.addChild(excluded_row(item, scope, muted, self._icons))
+            head.addChild(excluded_row(item, project, muted, self._icons))
         head.setExpanded(expanded)
 
     def _find_row(self, key: tuple[str, int] | None) -> QTreeWidgetItem | None:
@@ -176,21 +178,39 @@ class TiersPanel(QWidget):
         entry = self.selected()
         memory = self.selected_memory()
         self.pin_button.setEnabled(memory is not None)
-        self.pin_button.setText("Unpin" if memory is not None and memory.pinned else "Pin")
+        pinned = memory is not None and memory.pinned
+        self.pin_button.setText(self.tr("Unpin") if pinned else self.tr("Pin"))
         self.pin_button.setToolTip(
-            "Unpin: take its place by score again (Ctrl+P)"
-            if memory is not None and memory.pinned
-            else "Pin: always put this memory in Critical (Ctrl+P)"
+            self.tr("Unpin: take its place by score again (Ctrl+P)")
+            if pinned
+            else self.tr("Pin: always put this memory in Critical (Ctrl+P)")
         )
         back = isinstance(entry, ExcludedMemory)
         self.exclude_button.setEnabled(memory is not None or back)
-        self.exclude_button.setText("Let back in" if back else "Exclude")
-        scope = self._controls.scope_words(self._controls.current_project())
-        self.exclude_button.setToolTip(
-            f"Let this memory back into {scope} (Ctrl+E)"
+        self.exclude_button.setText(self.tr("Let back in") if back else self.tr("Exclude"))
+        self.exclude_button.setToolTip(self._exclude_tip(back))
+
+    def _exclude_tip(self, back: bool) -> str:
+        """What Exclude (or Let back in) does, naming the context of the project picked."""
+        project = self._controls.project_label(self._controls.current_project())
+        if project is None:
+            return (
+                self.tr("Let this memory back into every project's context (Ctrl+E)")
+                if back
+                else self.tr(
+                    "Keep this memory out of every project's context and its CLAUDE.md export "
+                    "(Ctrl+E or Del)"
+                )
+            )
+        tip = (
+            self.tr("Let this memory back into the context of {project} (Ctrl+E)")
             if back
-            else f"Keep this memory out of {scope} and its CLAUDE.md export (Ctrl+E or Del)"
+            else self.tr(
+                "Keep this memory out of the context of {project} and its CLAUDE.md export "
+                "(Ctrl+E or Del)"
+            )
         )
+        return tip.format(project=project)
 
     def _open(self, item: QTreeWidgetItem) -> None:
         """Double-click: a memory opens in Memories, a conflict in Conflicts."""
@@ -212,13 +232,16 @@ class TiersPanel(QWidget):
         try:
             await self.context.call(self.context.service.set_pinned, item_id, pinned)
         except ACTION_ERRORS as exc:
-            self._show_message(f"Could not change memory #{item_id}: {exc}", error=True)
+            self._show_message(
+                self.tr("Could not change memory #{id}: {error}").format(id=item_id, error=exc),
+                error=True,
+            )
             return
         text = (
-            f"Pinned #{item_id}: it now always goes into Critical."
+            self.tr("Pinned #{id}: it now always goes into Critical.")
             if pinned
-            else f"Unpinned #{item_id}: it takes its place by score again."
-        )
+            else self.tr("Unpinned #{id}: it takes its place by score again.")
+        ).format(id=item_id)
         self.context.events.notify.emit(text, self._undo_pin)
         self.context.events.memories_changed.emit()
         await self._rebuild()
@@ -228,7 +251,9 @@ class TiersPanel(QWidget):
 
     async def _undo_pin_async(self) -> None:
         ids = await self.context.call(self.context.service.undo)
-        self.context.events.notify.emit("Undid the pin." if ids else "Nothing to undo.", None)
+        self.context.events.notify.emit(
+            self.tr("Undid the pin.") if ids else self.tr("Nothing to undo."), None
+        )
         self.context.events.memories_changed.emit()
         await self._rebuild()
 
@@ -257,9 +282,19 @@ class TiersPanel(QWidget):
         try:
             await self.context.call(service.set_context_exclusion, item_id, project, True)
         except ACTION_ERRORS as exc:
-            self._show_message(f"Could not exclude memory #{item_id}: {exc}", error=True)
+            self._show_message(
+                self.tr("Could not exclude memory #{id}: {error}").format(id=item_id, error=exc),
+                error=True,
+            )
             return
-        text = f"Excluded #{item_id} from {self._controls.scope_words(project)}."
+        label = self._controls.project_label(project)
+        text = (
+            self.tr("Excluded #{id} from every project's context.").format(id=item_id)
+            if label is None
+            else self.tr("Excluded #{id} from the context of {project}.").format(
+                id=item_id, project=label
+            )
+        )
         undo = ExcludedMemory(item_id, "", everywhere=project is None)
         self.context.events.notify.emit(
             text, lambda: self.context.spawn(self._let_back_in(undo, project))
@@ -270,12 +305,21 @@ class TiersPanel(QWidget):
         try:
             await self.context.call(let_back_in, self.context.service, item, project)
         except ACTION_ERRORS as exc:
-            self._show_message(f"Could not let memory #{item.item_id} back in: {exc}", error=True)
+            self._show_message(
+                self.tr("Could not let memory #{id} back in: {error}").format(
+                    id=item.item_id, error=exc
+                ),
+                error=True,
+            )
             return
-        scope = (
-            "every project's context" if item.everywhere else self._controls.scope_words(project)
+        label = None if item.everywhere else self._controls.project_label(project)
+        text = (
+            self.tr("Let #{id} back into every project's context.").format(id=item.item_id)
+            if label is None
+            else self.tr("Let #{id} back into the context of {project}.").format(
+                id=item.item_id, project=label
+            )
         )
-        text = f"Let #{item.item_id} back into {scope}."
         undo_project = None if item.everywhere else project
         self.context.events.notify.emit(
             text, lambda: self.context.spawn(self._exclude(item.item_id, undo_project))

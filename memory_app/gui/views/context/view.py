@@ -35,7 +35,7 @@ from memory_app.gui.views.context.preview_data import ContextPreview, ExcludedMe
 from memory_app.gui.views.context.request_bar import ContextRequestBar
 from memory_app.gui.views.context.tier_rows import row_icons
 from memory_app.gui.views.context.tiers_panel import TiersPanel
-from memory_app.gui.widgets.diff_dialog import DiffDialog, plural
+from memory_app.gui.widgets.diff_dialog import DiffDialog
 from memory_app.gui.widgets.empty_state import EmptyState
 from memory_app.gui.widgets.injections_panel import InjectionsPanel
 from memory_app.retrieval.context import ContextRequest
@@ -47,11 +47,11 @@ INJECTIONS = "injections"  # also the navigation argument that opens that tab
 
 class ContextView(View):
     key = "context"
-    title = "Context"
     icon = "context"
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        self.title = self.tr("Context")
         self.preview: ContextPreview | None = None
         self._serial = 0  # requests sent; an answer to an older one is dropped
         self._refresh_timer = QTimer(self)
@@ -99,23 +99,27 @@ class ContextView(View):
         self.exclude_button = self.tiers.exclude_button
 
         self.injections = InjectionsPanel(context, self.main)
-        self.main.addTab(self.preview_page, "P&review")
-        self.main.setTabToolTip(0, "What an assistant would be given for a task (Ctrl+Tab)")
-        self.main.addTab(self.injections, "What the &assistant saw")
+        self.main.addTab(self.preview_page, self.tr("P&review"))
         self.main.setTabToolTip(
-            1, "What Claude Code's recall hooks gave the assistant, live (Ctrl+Tab)"
+            0, self.tr("What an assistant would be given for a task (Ctrl+Tab)")
+        )
+        self.main.addTab(self.injections, self.tr("What the &assistant saw"))
+        self.main.setTabToolTip(
+            1, self.tr("What Claude Code's recall hooks gave the assistant, live (Ctrl+Tab)")
         )
         if self.context.settings.value(TAB_KEY) == INJECTIONS:
             self.main.setCurrentWidget(self.injections)
         self.main.currentChanged.connect(self._tab_changed)
 
         self.empty = EmptyState(
-            "context",
-            "Nothing to hand an assistant yet",
-            "Once conversations are imported, this view shows exactly what an assistant "
-            "would be given for a task: tier by tier, within a token budget, with the "
-            "CLAUDE.md change shown before anything is written.",
-            action="Import Conversations…",
+            icon="context",
+            title=self.tr("Nothing to hand an assistant yet"),
+            text=self.tr(
+                "Once conversations are imported, this view shows exactly what an assistant "
+                "would be given for a task: tier by tier, within a token budget, with the "
+                "CLAUDE.md change shown before anything is written."
+            ),
+            action=self.tr("Import Conversations…"),
             parent=self,
         )
         assert self.empty.button is not None
@@ -125,9 +129,13 @@ class ContextView(View):
         self.pages = QStackedLayout(self)
         self.pages.addWidget(self.main)
         self.pages.addWidget(self.empty)
-        self._shortcut("Ctrl+P", self.toggle_pin, "Pin or unpin the selected memory (preview)")
         self._shortcut(
-            "Ctrl+E", self.toggle_exclusion, "Exclude the selected memory, or let it back in"
+            "Ctrl+P", self.toggle_pin, self.tr("Pin or unpin the selected memory (preview)")
+        )
+        self._shortcut(
+            "Ctrl+E",
+            self.toggle_exclusion,
+            self.tr("Exclude the selected memory, or let it back in"),
         )
         self.tiers.update_buttons()
         context.events.memories_changed.connect(self._store_changed)
@@ -143,15 +151,17 @@ class ContextView(View):
         self.rendered.setObjectName("contextPreview")
         self.rendered.setReadOnly(True)
         self.rendered.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.rendered.setToolTip("Exactly the text an assistant would be given")
-        self.copy_button = QPushButton("&Copy", panel)
-        self.copy_button.setToolTip("Copy this text to the clipboard")
+        self.rendered.setToolTip(self.tr("Exactly the text an assistant would be given"))
+        self.copy_button = QPushButton(self.tr("&Copy"), panel)
+        self.copy_button.setToolTip(self.tr("Copy this text to the clipboard"))
         self.copy_button.clicked.connect(self.copy_preview)
-        self.export_button = QPushButton("E&xport to CLAUDE.md…", panel)
+        self.export_button = QPushButton(self.tr("E&xport to CLAUDE.md…"), panel)
         self.export_button.setObjectName("exportButton")
         self.export_button.setToolTip(
-            "Write the project's conventions, preferences, decisions and bug patterns into "
-            "the managed block of a CLAUDE.md, after showing the change"
+            self.tr(
+                "Write the project's conventions, preferences, decisions and bug patterns into "
+                "the managed block of a CLAUDE.md, after showing the change"
+            )
         )
         self.export_button.clicked.connect(self.export_claude_md)
         actions = QHBoxLayout()
@@ -253,16 +263,16 @@ class ContextView(View):
         self.rendered.verticalScrollBar().setValue(text_scroll)
         memories = len(plan.item_ids)
         conflicts = sum(1 for t in plan.tiers for e in t.entries if e.conflict_id is not None)
-        summary = (
-            f"{plan.used:,} of {plan.budget:,} tokens used · "
-            f"{plural(memories, 'memory', 'memories')}"
-        )
+        parts = [
+            self.tr("{used} of %n tokens used", "", plan.budget).format(used=plan.used),
+            self.tr("%n memories", "", memories),
+        ]
         if conflicts:
-            summary += f" · {plural(conflicts, 'open conflict')}"
-        self.footer.setText(summary)
+            parts.append(self.tr("%n open conflicts", "", conflicts))
+        self.footer.setText(" · ".join(parts))
         self.meter.setRange(0, plan.budget)
         self.meter.setValue(min(plan.used, plan.budget))
-        self.meter.setToolTip(f"{plan.remaining:,} tokens of the budget left")
+        self.meter.setToolTip(self.tr("%n tokens of the budget left", "", plan.remaining))
 
     def show_message(self, text: str, *, error: bool = False) -> None:
         self.message.setText(text)
@@ -292,7 +302,7 @@ class ContextView(View):
     def copy_preview(self) -> None:
         QGuiApplication.clipboard().setText(self.rendered.toPlainText())
         used = self.preview.plan.used if self.preview is not None else 0
-        self.context.events.notify.emit(f"Copied the context ({used:,} tokens).", None)
+        self.context.events.notify.emit(self.tr("Copied the context (%n tokens).", "", used), None)
 
     def export_claude_md(self) -> None:
         """Ask for the file here (a modal picker), then plan and show the diff off-thread."""

@@ -10,23 +10,85 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor, QFontDatabase, QPalette
 
 from memory_app.domain.categories import DEFAULT_CATEGORIES
-from memory_app.domain.humanize import plural
 from memory_app.domain.records import MemoryRecord, ResourceRecord, TurnRecord
-from memory_app.domain.redaction import removed_secrets
 from memory_app.gui.colours import mix
 from memory_app.gui.models.resource_table_model import format_date, resource_title
+from memory_app.gui.translations import translate
 
 # Tool output longer than this many lines (or characters) is cut, with a link to expand it.
 TOOL_PREVIEW_LINES = 20
 TOOL_PREVIEW_CHARS = 2000
 _REDACTION = re.compile(r"\[REDACTED:[^\]\s]{1,64}\]")
 _CATEGORY_NAMES = {c.key: c.name for c in DEFAULT_CATEGORIES}
+# The placeholders redaction leaves in a stored text (the kind is the `x` of `[REDACTED:x]`).
+_PLACEHOLDER = re.compile(r"\[REDACTED:([a-z-]{1,40})\]")
+
+
+class ConversationHtml(QObject):
+    """The reader's counted phrases ("12 more lines", "2 AWS keys"). A QObject because
+    lupdate collects a plural form only from `self.tr(text, "", n)` (see gui/times.py);
+    the other words are `translate("ConversationHtml", …)`, the same context."""
+
+    def more_lines(self, n: int) -> str:
+        return self.tr("… %n more lines", "", n)
+
+    def more_characters(self, n: int) -> str:
+        return self.tr("… %n more characters", "", n)
+
+    def turns(self, n: int) -> str:
+        return self.tr("%n turns", "", n)
+
+    def memories(self, n: int) -> str:
+        return self.tr("%n memories", "", n)
+
+    def secrets_removed(self, n: int, kinds: str) -> str:
+        """ "3 secrets removed: 2 AWS keys, 1 password"."""
+        return self.tr("%n secrets removed: {kinds}", "", n).format(kinds=kinds)
+
+    def secret_kind(self, kind: str, n: int) -> str:
+        """How many secrets of a kind (redaction.KINDS) were removed: "2 AWS keys"."""
+        known = {
+            "private-key": self.tr("%n private keys", "", n),
+            "jwt": self.tr("%n JSON web tokens", "", n),
+            "anthropic-key": self.tr("%n anthropic keys", "", n),
+            "openai-key": self.tr("%n openai keys", "", n),
+            "aws-access-key": self.tr("%n AWS keys", "", n),
+            "aws-secret-key": self.tr("%n AWS secret keys", "", n),
+            "github-token": self.tr("%n github tokens", "", n),
+            "gitlab-token": self.tr("%n gitlab tokens", "", n),
+            "slack-token": self.tr("%n slack tokens", "", n),
+            "slack-webhook": self.tr("%n slack webhooks", "", n),
+            "google-api-key": self.tr("%n google api keys", "", n),
+            "stripe-key": self.tr("%n stripe keys", "", n),
+            "npm-token": self.tr("%n npm tokens", "", n),
+            "pypi-token": self.tr("%n pypi tokens", "", n),
+            "huggingface-token": self.tr("%n huggingface tokens", "", n),
+            "sendgrid-key": self.tr("%n sendgrid keys", "", n),
+            "digitalocean-token": self.tr("%n digitalocean tokens", "", n),
+            "twilio-key": self.tr("%n twilio keys", "", n),
+            "azure-storage-key": self.tr("%n azure storage keys", "", n),
+            "bearer-token": self.tr("%n bearer tokens", "", n),
+            "basic-auth": self.tr("%n basic-auth credentials", "", n),
+            "password": self.tr("%n passwords", "", n),
+            "secret": self.tr("%n secrets", "", n),
+            "token": self.tr("%n tokens", "", n),
+            "api-key": self.tr("%n API keys", "", n),
+        }
+        if kind in known:
+            return known[kind]
+        # A kind this version does not know: its name as the placeholder spells it.
+        return self.tr("{count} × {kind}").format(count=n, kind=kind.replace("-", " "))
+
+
+_WORDS = ConversationHtml()
 
 
 @dataclass(frozen=True)
@@ -109,6 +171,49 @@ def _escape(text: str, colours: ReaderColours) -> str:
     return "".join(out).replace("\r\n", "\n").replace("\n", "<br>")
 
 
+def removed_secrets(text: str) -> str:
+    """What redaction removed from a stored text, said for a person: "3 secrets removed:
+    2 AWS keys, 1 password" (most frequent first), or "" when nothing was."""
+    kinds = Counter(_PLACEHOLDER.findall(text))
+    total = sum(kinds.values())
+    if not total:
+        return ""
+    ordered = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+    parts = [_WORDS.secret_kind(kind, count) for kind, count in ordered]
+    return _WORDS.secrets_removed(total, ", ".join(parts))
+
+
+def _speaker_name(label: str) -> str | None:
+    """A speaker's label as the store renders it (domain/rendering.py), in the reader's
+    words; None for a label the store does not write."""
+    return {
+        "User": translate("ConversationHtml", "User"),
+        "Assistant": translate("ConversationHtml", "Assistant"),
+        "Tool": translate("ConversationHtml", "Tool"),
+        "System": translate("ConversationHtml", "System"),
+        "Agent": translate("ConversationHtml", "Agent"),
+    }.get(label)
+
+
+def _speaker(label: str, turn: TurnRecord) -> str:
+    """A turn's label in the reader's words: "Assistant (tool call)" as the store wrote it,
+    translated; any other label as it is."""
+    if not label:
+        label = turn.speaker.title()
+    name, call = label, ""
+    for suffix in (" (tool call)", " (command)"):
+        if label.endswith(suffix):
+            name, call = label.removesuffix(suffix), suffix
+    speaker = _speaker_name(name)
+    if speaker is None:
+        return label
+    if call == " (tool call)":
+        return translate("ConversationHtml", "{speaker} (tool call)").format(speaker=speaker)
+    if call == " (command)":
+        return translate("ConversationHtml", "{speaker} (command)").format(speaker=speaker)
+    return speaker
+
+
 def _split_turn(chunk: str) -> tuple[str, str]:
     """ "User: hello" → ("User", "hello"); the label is what the store rendered."""
     label, sep, body = chunk.partition(": ")
@@ -131,12 +236,11 @@ def _preview(body: str, expanded: bool) -> tuple[str, str]:
         cut = shown[:TOOL_PREVIEW_CHARS]
         hidden_lines = len(lines) - cut.count("\n") - 1
         more = len(body) - len(cut)
-        words = (
-            plural(hidden_lines, "more line") if hidden_lines else plural(more, "more character")
-        )
-        return cut, f"… {words}"
+        if hidden_lines:
+            return cut, _WORDS.more_lines(hidden_lines)
+        return cut, _WORDS.more_characters(more)
     if hidden_lines:
-        return shown, f"… {plural(hidden_lines, 'more line')}"
+        return shown, _WORDS.more_lines(hidden_lines)
     return body, ""
 
 
@@ -162,7 +266,8 @@ def _header_html(conversation: Conversation, colours: ReaderColours) -> str:
     if record.project:
         facts.append(html.escape(record.project))
     if record.branch:
-        facts.append(f"branch {html.escape(record.branch)}")
+        branch = translate("ConversationHtml", "branch {branch}").format(branch=record.branch)
+        facts.append(html.escape(branch))
     if record.started_at is not None:
         when = format_date(record.started_at)
         if record.ended_at is not None and record.ended_at > record.started_at:
@@ -170,13 +275,16 @@ def _header_html(conversation: Conversation, colours: ReaderColours) -> str:
             when += " – " + (end[11:] if end[:10] == when[:10] else end)
         facts.append(when)
     else:
-        facts.append(f"imported {format_date(record.imported_at)}")
+        imported = translate("ConversationHtml", "imported {date}")
+        facts.append(html.escape(imported.format(date=format_date(record.imported_at))))
     counts = [
-        plural(record.turn_count, "turn"),
+        html.escape(_WORDS.turns(record.turn_count)),
         # A pending conversation has no memories yet: the note below says why.
-        "extraction pending"
-        if record.status == "pending"
-        else plural(record.item_count, "memory", "memories"),
+        html.escape(
+            translate("ConversationHtml", "extraction pending")
+            if record.status == "pending"
+            else _WORDS.memories(record.item_count)
+        ),
     ]
     removed = removed_secrets(conversation.text)  # "3 secrets removed: 2 AWS keys, ..."
     if removed:
@@ -192,20 +300,29 @@ def _header_html(conversation: Conversation, colours: ReaderColours) -> str:
     if loose:
         parts.append(f"<p>{_memory_links(loose, colours)}</p>")
     if not conversation.turns:
-        parts.append(f'<p style="color:{colours.muted}">This conversation has no turns.</p>')
+        none = html.escape(translate("ConversationHtml", "This conversation has no turns."))
+        parts.append(f'<p style="color:{colours.muted}">{none}</p>')
     return "".join(parts)
 
 
 def _pending_html(record: ResourceRecord, colours: ReaderColours) -> str:
     """Why a kept conversation has no memories yet, and a link to try again now."""
-    reason = html.escape(record.status_reason or "the extractor failed")
+    reason = html.escape(
+        record.status_reason or translate("ConversationHtml", "the extractor failed")
+    )
+    pending = html.escape(translate("ConversationHtml", "Extraction pending:"))
+    kept = html.escape(
+        translate(
+            "ConversationHtml", "The conversation is kept; no memories were taken from it yet."
+        )
+    )
+    retry = html.escape(translate("ConversationHtml", "Retry now"))
     return (
         f'<table width="100%" cellspacing="0" cellpadding="8" bgcolor="{colours.pending}"'
         f' style="margin-top:6px; margin-bottom:4px"><tr><td>'
-        f'<p style="margin:0"><b>Extraction pending:</b> {reason}</p>'
+        f'<p style="margin:0"><b>{pending}</b> {reason}</p>'
         f'<p style="margin-top:4px; margin-bottom:0; color:{colours.muted}">'
-        "The conversation is kept; no memories were taken from it yet. "
-        f'<a href="retry:{record.id}">Retry now</a></p>'
+        f'{kept} <a href="retry:{record.id}">{retry}</a></p>'
         "</td></tr></table>"
     )
 
@@ -213,8 +330,9 @@ def _pending_html(record: ResourceRecord, colours: ReaderColours) -> str:
 def _memory_links(memories: Sequence[MemoryRecord], colours: ReaderColours) -> str:
     lines = []
     for memory in memories:
+        link = html.escape(translate("ConversationHtml", "memory #{id}").format(id=memory.id))
         lines.append(
-            f'↳ <a href="memory:{memory.id}">memory #{memory.id}</a>'
+            f'↳ <a href="memory:{memory.id}">{link}</a>'
             f'<span style="color:{colours.muted}"> · {html.escape(_category_name(memory.category))}'
             f" · “{html.escape(_snippet(memory.content))}”</span>"
         )
@@ -233,7 +351,7 @@ def render_conversation(state: ReaderState, colours: ReaderColours, base_pt: flo
     text = conversation.text
     for turn in conversation.turns:
         label, body = _split_turn(text[turn.start : turn.end])
-        label = label or turn.speaker.title()
+        label = _speaker(label, turn)
         is_tool = turn.kind in ("tool_use", "tool_result")
         focused = state.focus is not None and state.focus[0] <= turn.position <= state.focus[1]
         background = (
@@ -264,9 +382,10 @@ def render_conversation(state: ReaderState, colours: ReaderColours, base_pt: flo
                     f'<a href="expand:{turn.position}">{html.escape(more)}</a></p>'
                 )
             elif turn.position in state.expanded:
+                less = html.escape(translate("ConversationHtml", "Show less"))
                 block += (
                     f'<p style="margin-top:4px; margin-bottom:0; font-size:{small_pt}pt">'
-                    f'<a href="collapse:{turn.position}">Show less</a></p>'
+                    f'<a href="collapse:{turn.position}">{less}</a></p>'
                 )
             parts.append(block + "</td></tr></table>")
         else:

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memory_app.domain.humanize import plural
 from memory_app.domain.records import ResourceRecord
 from memory_app.gui.models.resource_table_model import (
     BRANCH,
@@ -44,7 +43,7 @@ class ConversationList(QWidget):
 
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setObjectName("sourceFilter")
-        self.filter_edit.setPlaceholderText("Filter by title, project, branch or file")
+        self.filter_edit.setPlaceholderText(self.tr("Filter by title, project, branch or file"))
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
         self.filter_edit.textChanged.connect(self.update_count)
@@ -99,9 +98,10 @@ class ConversationList(QWidget):
     def update_count(self) -> None:
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
-        text = plural(total, "conversation")
         if shown != total:
-            text = f"{shown:,} of {text}"
+            text = self.tr("{shown} of %n conversations", "", total).format(shown=shown)
+        else:
+            text = self.tr("%n conversations", "", total)
         self.count.setText(text)
 
     def selected_resource(self) -> ResourceRecord | None:

@@ -23,6 +23,7 @@ from memory_app.domain.records import ImportReport, ResourceRecord
 from memory_app.extract.base import ExtractorError
 from memory_app.gui.context import AppContext
 from memory_app.gui.extractor_choice import claude_extractor
+from memory_app.gui.translations import translate
 from memory_app.gui.views.sources.import_result import summarize_report
 from memory_app.ingest import claude_projects_dir
 from memory_app.service import MemoryService
@@ -30,28 +31,23 @@ from memory_app.service import MemoryService
 log = logging.getLogger(__name__)
 
 _SETTINGS_FOLDER = "sources/lastFolder"
-_EXTRACT_TIP = (
-    "Let Claude read the selected conversation again: new memories are added, "
-    "known ones reinforced (needs an Anthropic API key)"
-)
-_NO_KEY_TIP = (
-    "Needs an Anthropic API key: set ANTHROPIC_API_KEY, or save a key in Settings > Extractor"
-)
 
 
 def _reextract_work(
     service: MemoryService, ids: Sequence[int], doing: str
 ) -> Callable[[JobState], ImportReport]:
-    """A job running `service.reextract` over conversations, reported like an import."""
+    """A job running `service.reextract` over conversations, reported like an import;
+    `doing` says what happens to conversation `{id}`."""
+    finished = translate("ImportActions", "Extraction finished")
 
     def work(job: JobState) -> ImportReport:
         results = []
         for done, ident in enumerate(ids):
             if job.cancelled:
                 break
-            job.report(done, len(ids), f"{doing} #{ident}")
+            job.report(done, len(ids), doing.format(id=ident))
             results.append(service.reextract(ident))
-        job.report(len(results), len(ids), "Extraction finished")
+        job.report(len(results), len(ids), finished)
         return ImportReport(
             files=len(ids), results=tuple(results), cancelled=len(results) < len(ids)
         )
@@ -102,25 +98,27 @@ class ImportActions(QWidget):
         self.claude_key = False  # a key in the environment or keyring (looked up on reload)
         self.last_report: ImportReport | None = None
 
-        self.import_files_button = QPushButton("Import Files…", self)
+        self.import_files_button = QPushButton(self.tr("Import Files…"), self)
         self.import_files_button.setToolTip(
-            "Import Claude Code sessions (.jsonl) or chats saved as text or markdown"
+            self.tr("Import Claude Code sessions (.jsonl) or chats saved as text or markdown")
         )
         self.import_files_button.clicked.connect(self.import_files)
-        self.import_folder_button = QPushButton("Import Folder…", self)
+        self.import_folder_button = QPushButton(self.tr("Import Folder…"), self)
         self.import_folder_button.setToolTip(
-            "Import every conversation in a folder, e.g. ~/.claude/projects"
+            self.tr("Import every conversation in a folder, e.g. ~/.claude/projects")
         )
         self.import_folder_button.clicked.connect(self.import_folder)
-        self.extract_button = QPushButton("Extract with Claude", self)
+        self.extract_button = QPushButton(self.tr("Extract with Claude"), self)
         self.extract_button.setObjectName("extractWithClaude")
-        self.extract_button.setToolTip(_EXTRACT_TIP)
+        self.extract_button.setToolTip(self._extract_tip(ready=True))
         self.extract_button.clicked.connect(self.extract_with_claude)
         self.extract_button.setEnabled(False)
-        self.retry_button = QPushButton("Retry Extraction", self)
+        self.retry_button = QPushButton(self.tr("Retry Extraction"), self)
         self.retry_button.setToolTip(
-            "Extract the selected conversation again now: its extraction failed (the API "
-            "was down or answered badly), so it was kept without memories"
+            self.tr(
+                "Extract the selected conversation again now: its extraction failed (the API "
+                "was down or answered badly), so it was kept without memories"
+            )
         )
         self.retry_button.clicked.connect(self.retry_extraction)
         self.retry_button.hide()
@@ -135,8 +133,8 @@ class ImportActions(QWidget):
         self.progress_bar.setObjectName("importProgress")
         self.progress_bar.setFixedWidth(180)
         self.progress_bar.setTextVisible(False)
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setToolTip("Stop the import after the current file")
+        self.cancel_button = QPushButton(self.tr("Cancel"), self)
+        self.cancel_button.setToolTip(self.tr("Stop the import after the current file"))
         self.cancel_button.clicked.connect(self.cancel_import)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
@@ -203,7 +201,7 @@ class ImportActions(QWidget):
         self.context.jobs.cancel("import")
         if self.importing:
             self.cancel_button.setEnabled(False)
-            self.progress_label.setText("Cancelling after the current file…")
+            self.progress_label.setText(self.tr("Cancelling after the current file…"))
 
     def extract_with_claude(self) -> Any:
         """Run Claude over the selected conversation as a job (progress, cancel, summary)."""
@@ -213,13 +211,15 @@ class ImportActions(QWidget):
         try:
             extractor = claude_extractor(self.context)
         except ExtractorError as exc:
-            message = f"Cannot extract with Claude: {exc}"
+            message = self.tr("Cannot extract with Claude: {error}").format(error=exc)
             self.context.status.fail(message)
             self.failed.emit(message)
             return None
         claude = MemoryService(self.context.service.db, extractor)  # the same store
-        work = _reextract_work(claude, [resource.id], "Claude is reading conversation")
-        return self.context.spawn(self._import([], work=work, label="Extracting with Claude"))
+        doing = self.tr("Claude is reading conversation #{id}")
+        work = _reextract_work(claude, [resource.id], doing)
+        label = self.tr("Extracting with Claude")
+        return self.context.spawn(self._import([], work=work, label=label))
 
     def retry_extraction(self) -> Any:
         """Extract the selected pending conversation again now (the Retry button)."""
@@ -233,8 +233,10 @@ class ImportActions(QWidget):
         job as "Extract with Claude" (it stays pending, with the new reason, on failure)."""
         if self.importing:
             return None
-        work = _reextract_work(self.context.service, [resource_id], "Extracting conversation")
-        return self.context.spawn(self._import([], work=work, label="Retrying extraction"))
+        doing = self.tr("Extracting conversation #{id}")
+        work = _reextract_work(self.context.service, [resource_id], doing)
+        label = self.tr("Retrying extraction")
+        return self.context.spawn(self._import([], work=work, label=label))
 
     def claude_available(self) -> bool:
         """Claude can be asked: it is the extractor in use, or a key is set."""
@@ -246,7 +248,19 @@ class ImportActions(QWidget):
         ready = self.claude_available()
         chosen = self._selected() is not None
         self.extract_button.setEnabled(ready and chosen and not self.importing)
-        self.extract_button.setToolTip(_EXTRACT_TIP if ready else _NO_KEY_TIP)
+        self.extract_button.setToolTip(self._extract_tip(ready=ready))
+
+    def _extract_tip(self, *, ready: bool) -> str:
+        """What Extract with Claude does, or what it needs first."""
+        if ready:
+            return self.tr(
+                "Let Claude read the selected conversation again: new memories are added, "
+                "known ones reinforced (needs an Anthropic API key)"
+            )
+        return self.tr(
+            "Needs an Anthropic API key: set ANTHROPIC_API_KEY, or save a key in "
+            "Settings > Extractor"
+        )
 
     def show_retry(self, record: ResourceRecord | None) -> None:
         """Retry Extraction is offered for a pending conversation only."""
@@ -260,8 +274,9 @@ class ImportActions(QWidget):
         paths: list[Path],
         *,
         work: Callable[[JobState], ImportReport] | None = None,
-        label: str = "Importing conversations",
+        label: str | None = None,
     ) -> None:
+        label = label or self.tr("Importing conversations")
         self._serial += 1
         serial = self._serial
         bridge = _ProgressBridge()
@@ -272,7 +287,11 @@ class ImportActions(QWidget):
         self.started.emit()
         self._set_importing(True)
         self.progress_bar.setRange(0, 0)
-        self.progress_label.setText("Looking for conversations…" if work is None else label + "…")
+        self.progress_label.setText(
+            self.tr("Looking for conversations…")
+            if work is None
+            else self.tr("{task}…").format(task=label)
+        )
         self.context.status.begin(label)
         if work is None:
 
@@ -284,7 +303,11 @@ class ImportActions(QWidget):
         except Exception as exc:  # a failed import must leave the window working
             log.warning("import failed", exc_info=exc)
             if serial == self._serial:
-                message = f"Import failed: {exc}" if str(exc) else f"Import failed ({exc!r})"
+                message = (
+                    self.tr("Import failed: {error}").format(error=exc)
+                    if str(exc)
+                    else self.tr("Import failed ({error})").format(error=repr(exc))
+                )
                 self.context.status.fail(message)
                 self.failed.emit(message)
             return
@@ -296,7 +319,9 @@ class ImportActions(QWidget):
         if serial == self._serial:
             self.reported.emit(report)
             self.context.status.finish(
-                "Import cancelled" if report.cancelled else summarize_report(report).split(" · ")[0]
+                self.tr("Import cancelled")
+                if report.cancelled
+                else summarize_report(report).split(" · ")[0]
             )
         if report.results:
             self.context.events.sources_changed.emit()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QApplication,
@@ -25,28 +25,46 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memory_app.domain.humanize import plural
 from memory_app.domain.records import ImportReport
 from memory_app.gui.colours import mix
 
 _PROBLEM = re.compile(r"^(?P<where>.*?:\d+): (?P<message>.*)$", re.S)
 
 
+class ImportSummary(QObject):
+    """The words of an import's outcome. A QObject because lupdate collects a plural form
+    only from `self.tr(text, "", n)` (see gui/times.py)."""
+
+    def summary(self, report: ImportReport) -> str:
+        parts = [
+            self.tr("Imported %n conversations", "", report.resources_added),
+            self.tr("%n memories", "", report.items_added),
+            self.tr("%n duplicates reinforced", "", report.items_reinforced),
+            # "skipped" and "pending" read the same for one and for many in English: a
+            # plural form would have nothing to say, so the count is placed.
+            self.tr("{count} skipped").format(count=f"{len(report.skipped):,}"),
+        ]
+        if report.errors:
+            parts.append(self.tr("%n errors", "", len(report.errors)))
+        if report.pending:
+            parts.append(
+                self.tr("{count} pending (extraction failed, kept, will retry)").format(
+                    count=f"{len(report.pending):,}"
+                )
+            )
+        if report.problems:
+            parts.append(self.tr("%n unreadable lines", "", len(report.problems)))
+        if report.cancelled:
+            parts.insert(0, self.tr("Import cancelled"))
+        return " · ".join(parts)
+
+
+_SUMMARY = ImportSummary()
+
+
 def summarize_report(report: ImportReport) -> str:
     """ "Imported 5 conversations · 12 memories · 3 duplicates reinforced · 2 skipped"."""
-    parts = [f"Imported {plural(report.resources_added, 'conversation')}"]
-    parts.append(plural(report.items_added, "memory", "memories"))
-    parts.append(plural(report.items_reinforced, "duplicate") + " reinforced")
-    parts.append(f"{len(report.skipped):,} skipped")
-    if report.errors:
-        parts.append(plural(len(report.errors), "error"))
-    if report.pending:
-        parts.append(f"{len(report.pending):,} pending (extraction failed, kept, will retry)")
-    if report.problems:
-        parts.append(plural(len(report.problems), "unreadable line"))
-    if report.cancelled:
-        parts.insert(0, "Import cancelled")
-    return " · ".join(parts)
+    return _SUMMARY.summary(report)
 
 
 class ImportResultBar(QFrame):
@@ -64,7 +82,7 @@ class ImportResultBar(QFrame):
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.details_button = QToolButton(self)
-        self.details_button.setText("Details")
+        self.details_button.setText(self.tr("Details"))
         self.details_button.setCheckable(True)
         self.details_button.setAutoRaise(True)
         self.details_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -73,12 +91,12 @@ class ImportResultBar(QFrame):
         self.close_button = QToolButton(self)
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
-        self.close_button.setToolTip("Dismiss")
+        self.close_button.setToolTip(self.tr("Dismiss"))
         self.close_button.clicked.connect(self.hide)
         self.details = QTreeWidget(self)
         self.details.setObjectName("importDetails")
         self.details.setRootIsDecorated(False)
-        self.details.setHeaderLabels(["Outcome", "File", "Reason"])
+        self.details.setHeaderLabels([self.tr("Outcome"), self.tr("File"), self.tr("Reason")])
         self.details.setAlternatingRowColors(True)
         self.details.setUniformRowHeights(True)
         self.details.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -99,13 +117,14 @@ class ImportResultBar(QFrame):
     def show_report(self, report: ImportReport) -> None:
         self.details.clear()
         rows: list[tuple[str, str, str]] = []
-        rows += [("Skipped", r.source, r.reason or "") for r in report.skipped]
-        rows += [("Error", r.source, r.reason or "") for r in report.errors]
-        rows += [("Pending", r.source, r.reason or "") for r in report.pending]
+        skipped, error, pending = self.tr("Skipped"), self.tr("Error"), self.tr("Pending")
+        rows += [(skipped, r.source, r.reason or "") for r in report.skipped]
+        rows += [(error, r.source, r.reason or "") for r in report.errors]
+        rows += [(pending, r.source, r.reason or "") for r in report.pending]
         for problem in report.problems:
             match = _PROBLEM.match(problem)
             where, why = (match["where"], match["message"]) if match else (problem, "")
-            rows.append(("Unreadable line", where, why))
+            rows.append((self.tr("Unreadable line"), where, why))
         for outcome, source, reason in rows:
             path = source.split(" [", 1)[0]
             # Importers name the file at the start of their messages; the row already does.

@@ -69,7 +69,7 @@ class ConversationReader(QStackedWidget):
         self.browser.setOpenExternalLinks(False)
         self.browser.anchorClicked.connect(self._link_clicked)
         self.browser.document().setDocumentMargin(12)
-        self.hint = QLabel("Select a conversation to read it.", self)
+        self.hint = QLabel(self.tr("Select a conversation to read it."), self)
         self.hint.setObjectName("readerHint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
@@ -115,7 +115,9 @@ class ConversationReader(QStackedWidget):
             )
         except LookupError:  # the store's NotFoundError: deleted meanwhile
             if request == self._request:
-                self._show_message(f"Conversation #{resource_id} is no longer in the store.")
+                self._show_message(
+                    self.tr("Conversation #{id} is no longer in the store.").format(id=resource_id)
+                )
             return
         if request != self._request:
             return  # another conversation was asked for meanwhile

@@ -39,11 +39,11 @@ class SourcesView(View):
     """
 
     key = "sources"
-    title = "Sources"
     icon = "sources"
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
+        self.title = self.tr("Sources")
         self._activated = False
         self._target: tuple[int, tuple[int, int] | None] | None = None
         self._reload_wanted = False
@@ -105,12 +105,14 @@ class SourcesView(View):
         )
 
         self.empty = EmptyState(
-            "sources",
-            "No conversations yet",
-            "Import Claude Code sessions (the .jsonl files under ~/.claude/projects) or "
-            "conversations saved as text or markdown. Each one is kept as it was, with "
-            "secrets redacted, and every memory links back to the turns it came from.",
-            action="Import Claude Code History…",
+            icon="sources",
+            title=self.tr("No conversations yet"),
+            text=self.tr(
+                "Import Claude Code sessions (the .jsonl files under ~/.claude/projects) or "
+                "conversations saved as text or markdown. Each one is kept as it was, with "
+                "secrets redacted, and every memory links back to the turns it came from."
+            ),
+            action=self.tr("Import Claude Code History…"),
             parent=self,
         )
         assert self.empty.button is not None
