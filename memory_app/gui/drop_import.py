@@ -53,11 +53,11 @@ class DropWords(QObject):
         files = len(plan.paths) - folders
         if files and folders:
             return self.tr("Drop to import {files} and {folders}").format(
-                files=self.tr("%n files", "", files), folders=self.tr("%n folders", "", folders)
+                files=self.tr("%Ln files", "", files), folders=self.tr("%Ln folders", "", folders)
             )
         if folders:
-            return self.tr("Drop to import %n folders", "", folders)
-        return self.tr("Drop to import %n files", "", files)
+            return self.tr("Drop to import %Ln folders", "", folders)
+        return self.tr("Drop to import %Ln files", "", files)
 
     def refusal(self, plan: DropPlan) -> str:
         if plan.no_files:

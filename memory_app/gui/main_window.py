@@ -248,7 +248,7 @@ class MainWindow(QMainWindow):
         self.context.events.memories_changed.emit()
         # A category's rename or addition touches no memory.
         self.context.events.notify.emit(
-            self.tr("Undid the last change to %n memories.", "", len(ids))
+            self.tr("Undid the last change to %Ln memories.", "", len(ids))
             if ids
             else self.tr("Undid the last change."),
             None,
@@ -265,7 +265,7 @@ class MainWindow(QMainWindow):
         ids = await self.context.call(service.redo)
         self.context.events.memories_changed.emit()
         self.context.events.notify.emit(
-            self.tr("Redid the change to %n memories.", "", len(ids))
+            self.tr("Redid the change to %Ln memories.", "", len(ids))
             if ids
             else self.tr("Redid the last undone change."),
             None,

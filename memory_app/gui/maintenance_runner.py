@@ -121,7 +121,7 @@ class MaintenanceRunner(QObject):
         applied = record.result.get("applied")
         pending = record.result.get("pending")
         if applied:
-            return self.tr("{job}: applied %n changes", "", applied).format(job=label)
+            return self.tr("{job}: applied %Ln changes", "", applied).format(job=label)
         if pending:
             return self.to_review(label, pending)
         return self.tr("{job}: nothing to change").format(job=label)
@@ -129,7 +129,7 @@ class MaintenanceRunner(QObject):
     def to_review(self, label: str, count: int) -> str:
         """ "Nightly consolidation: 3 changes to review": the outcome of a run whose changes
         wait for a person."""
-        return self.tr("{job}: %n changes to review", "", count).format(job=label)
+        return self.tr("{job}: %Ln changes to review", "", count).format(job=label)
 
     async def run(
         self, kind: str, *, dry_run: bool, apply: bool = False

@@ -237,7 +237,7 @@ class MaintenanceScheduler(QObject):
         def work(job: JobState) -> ImportReport:
             return import_in_process(service, batch, job=job)
 
-        status.begin(self.tr("Importing %n new Claude Code sessions", "", len(batch)))
+        status.begin(self.tr("Importing %Ln new Claude Code sessions", "", len(batch)))
         error: str | None = None
         report: ImportReport | None = None
         try:
@@ -258,9 +258,9 @@ class MaintenanceScheduler(QObject):
                 self.tr("Importing new Claude Code sessions failed: {error}").format(error=error)
             )
         else:
-            message = self.tr("Imported %n new Claude Code sessions", "", imported)
+            message = self.tr("Imported %Ln new Claude Code sessions", "", imported)
             if deferred:
-                message = self.tr("{imported}; %n wait for the next run", "", deferred).format(
+                message = self.tr("{imported}; %Ln wait for the next run", "", deferred).format(
                     imported=message
                 )
             status.finish(message)
@@ -287,7 +287,7 @@ class MaintenanceScheduler(QObject):
             self.retried.emit(None)
             return None
         status = context.status
-        status.begin(self.tr("Extracting %n pending conversations again", "", len(ids)))
+        status.begin(self.tr("Extracting %Ln pending conversations again", "", len(ids)))
         report: ImportReport | None = None
         try:
             state = JobState(on_progress=self._import_progress.emit)
@@ -303,11 +303,11 @@ class MaintenanceScheduler(QObject):
             return None
         still = len(report.pending)
         done = len(report.results) - still
-        message = self.tr("Extracted {done} of %n pending conversations", "", len(ids)).format(
+        message = self.tr("Extracted {done} of %Ln pending conversations", "", len(ids)).format(
             done=done
         )
         if still:  # not a failure of the app: they are kept, and tried again next hour
-            message = self.tr("{extracted}; %n still pending: {reason}", "", still).format(
+            message = self.tr("{extracted}; %Ln still pending: {reason}", "", still).format(
                 extracted=message, reason=report.pending[0].reason
             )
         status.finish(message)

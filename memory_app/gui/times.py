@@ -14,7 +14,7 @@ from PySide6.QtCore import QLocale, QObject
 
 
 class TimeWords(QObject):
-    """The words of times. A QObject because lupdate collects a counted phrase ("%n days
+    """The words of times. A QObject because lupdate collects a counted phrase ("%Ln days
     ago", whose English singular the catalogue gives) only from `self.tr(text, "", n)`:
     it does not read the count of `translate(context, text, None, n)`.
 
@@ -35,7 +35,7 @@ class TimeWords(QObject):
             return self.tr("{count} h ago").format(count=int(seconds // 3600))
         days = int(seconds // 86400)
         if days < 30:
-            return self.tr("%n days ago", "", days)
+            return self.tr("%Ln days ago", "", days)
         return when.strftime("%Y-%m-%d")
 
     def ahead(self, when: datetime, now: datetime | None = None) -> str:
@@ -48,7 +48,7 @@ class TimeWords(QObject):
             return self.tr("in {count} min").format(count=max(1, round(seconds / 60)))
         if seconds < 84600:
             return self.tr("in {count} h").format(count=round(seconds / 3600))
-        return self.tr("in %n days", "", round(seconds / 86400))
+        return self.tr("in %Ln days", "", round(seconds / 86400))
 
     def full(self, when: datetime) -> str:
         """ "Monday 8 June 2026, 14:05", in local time; the names of the day and month

@@ -2,7 +2,8 @@
 
 Every string the window shows passes through Qt's translation: `self.tr("…")` inside a
 QObject, `translate("Context", "…")` (QCoreApplication.translate) elsewhere, counts as
-`tr("%n memories", "", n)` so each language chooses its plural forms, and values placed
+`tr("%Ln memories", "", n)` so each language chooses its plural forms (and writes the
+number its way: 1,204 in English, 1.204 in German), and values placed
 with `.format(name=…)` after translation so a translator can move them. A translation is a
 Qt Linguist file: `python -m memory_app.gui.translations FILE.ts` collects (or updates) the
 catalogue from the sources with `pyside6-lupdate`; `pyside6-lrelease` compiles it to
@@ -97,8 +98,8 @@ def update_catalogue(target: Path, *options: str) -> str:
     return done.stdout + done.stderr
 
 
-# English needs a translation only for its plural forms: "%n memories" is the source, the
-# catalogue adds "%n memory" for one.
+# English needs a translation only for its plural forms: "%Ln memories" is the source, the
+# catalogue adds "%Ln memory" for one.
 ENGLISH = "resources/translations/memory_app_en"
 _AGREEING = {"were": "was", "are": "is", "have": "has"}
 _NOT_PLURAL = {"is", "was", "has", "does", "this", "its", "his", "us", "always", "unless",
@@ -107,8 +108,9 @@ _NOT_PLURAL = {"is", "was", "has", "does", "this", "its", "his", "us", "always",
 
 def singular(plural: str) -> str:
     """A first guess at the English singular of a counted phrase: the first plural-looking
-    word within four after %n (skipping acronyms such as AWS) loses its ending, and a
-    "were", "are" or "have" right after it agrees. A person reads the catalogue's diff."""
+    word within four after the count (%n or %Ln; acronyms such as AWS skipped) loses its
+    ending, and a "were", "are" or "have" right after it agrees. A person reads the
+    catalogue's diff."""
 
     def one(word: str) -> str:
         if word.endswith("ies"):
@@ -118,7 +120,7 @@ def singular(plural: str) -> str:
         return word[:-1]
 
     words = plural.split(" ")
-    counted = next((i for i, word in enumerate(words) if "%n" in word), None)
+    counted = next((i for i, word in enumerate(words) if re.search("%L?n", word)), None)
     if counted is None:
         return plural
     for i in range(counted + 1, min(counted + 5, len(words))):

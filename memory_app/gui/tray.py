@@ -91,7 +91,7 @@ class TrayAnnouncer(QObject):
         """The number of open conflicts now; more than last time is announced."""
         previous, self._conflicts = self._conflicts, count
         if previous is not None and count > previous:
-            self._queue(self.tr("%n new conflicts to resolve", "", count - previous))
+            self._queue(self.tr("%Ln new conflicts to resolve", "", count - previous))
 
     def _queue(self, message: str, *, warning: bool = False) -> None:
         if self.window_active():

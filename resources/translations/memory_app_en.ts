@@ -4,414 +4,414 @@
     <context>
         <name>CategoryBarChart</name>
         <message numerus="yes">
-            <source>{category}: %n memories</source>
+            <source>{category}: %Ln memories</source>
             <translation>
-                <numerusform>{category}: %n memory</numerusform>
-                <numerusform>{category}: %n memories</numerusform>
+                <numerusform>{category}: %Ln memory</numerusform>
+                <numerusform>{category}: %Ln memories</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ChangePreview</name>
         <message numerus="yes">
-            <source>The digest beside the summary of {category}; the %n memories it covers stay as they are.</source>
+            <source>The digest beside the summary of {category}; the %Ln memories it covers stay as they are.</source>
             <translation>
                 <numerusform>The digest beside the summary of {category}; the memory it covers stays as it is.</numerusform>
-                <numerusform>The digest beside the summary of {category}; the %n memories it covers stay as they are.</numerusform>
+                <numerusform>The digest beside the summary of {category}; the %Ln memories it covers stay as they are.</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ChangesetPanel</name>
         <message numerus="yes">
-            <source>{memory} (+%n duplicates)</source>
+            <source>{memory} (+%Ln duplicates)</source>
             <translation>
-                <numerusform>{memory} (+%n duplicate)</numerusform>
-                <numerusform>{memory} (+%n duplicates)</numerusform>
+                <numerusform>{memory} (+%Ln duplicate)</numerusform>
+                <numerusform>{memory} (+%Ln duplicates)</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n changes</source>
+            <source>%Ln changes</source>
             <translation>
-                <numerusform>%n change</numerusform>
-                <numerusform>%n changes</numerusform>
+                <numerusform>%Ln change</numerusform>
+                <numerusform>%Ln changes</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n accepted</source>
+            <source>%Ln accepted</source>
             <translation>
-                <numerusform>%n accepted</numerusform>
-                <numerusform>%n accepted</numerusform>
+                <numerusform>%Ln accepted</numerusform>
+                <numerusform>%Ln accepted</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n rejected</source>
+            <source>%Ln rejected</source>
             <translation>
-                <numerusform>%n rejected</numerusform>
-                <numerusform>%n rejected</numerusform>
+                <numerusform>%Ln rejected</numerusform>
+                <numerusform>%Ln rejected</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n pending</source>
+            <source>%Ln pending</source>
             <translation>
-                <numerusform>%n pending</numerusform>
-                <numerusform>%n pending</numerusform>
+                <numerusform>%Ln pending</numerusform>
+                <numerusform>%Ln pending</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>A&amp;pply %n Accepted</source>
+            <source>A&amp;pply %Ln Accepted</source>
             <translation>
-                <numerusform>A&amp;pply %n Accepted</numerusform>
-                <numerusform>A&amp;pply %n Accepted</numerusform>
+                <numerusform>A&amp;pply %Ln Accepted</numerusform>
+                <numerusform>A&amp;pply %Ln Accepted</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ClaudeMdExporter</name>
         <message numerus="yes">
-            <source>Already up to date: {path} holds these %n memories.</source>
+            <source>Already up to date: {path} holds these %Ln memories.</source>
             <translation>
                 <numerusform>Already up to date: {path} holds this memory.</numerusform>
-                <numerusform>Already up to date: {path} holds these %n memories.</numerusform>
+                <numerusform>Already up to date: {path} holds these %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Wrote %n memories to {path}.</source>
+            <source>Wrote %Ln memories to {path}.</source>
             <translation>
-                <numerusform>Wrote %n memory to {path}.</numerusform>
-                <numerusform>Wrote %n memories to {path}.</numerusform>
+                <numerusform>Wrote %Ln memory to {path}.</numerusform>
+                <numerusform>Wrote %Ln memories to {path}.</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ConfidenceHistogram</name>
         <message numerus="yes">
-            <source>Confidence {low}–{high}: %n memories</source>
+            <source>Confidence {low}–{high}: %Ln memories</source>
             <translation>
-                <numerusform>Confidence {low}–{high}: %n memory</numerusform>
-                <numerusform>Confidence {low}–{high}: %n memories</numerusform>
+                <numerusform>Confidence {low}–{high}: %Ln memory</numerusform>
+                <numerusform>Confidence {low}–{high}: %Ln memories</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ConflictCard</name>
         <message numerus="yes">
-            <source>used %n×</source>
+            <source>used %Ln×</source>
             <translation>
-                <numerusform>used %n×</numerusform>
-                <numerusform>used %n×</numerusform>
+                <numerusform>used %Ln×</numerusform>
+                <numerusform>used %Ln×</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ConflictsView</name>
         <message numerus="yes">
-            <source>…and %n more memories in this conflict.</source>
+            <source>…and %Ln more memories in this conflict.</source>
             <translation>
-                <numerusform>…and %n more memory in this conflict.</numerusform>
-                <numerusform>…and %n more memories in this conflict.</numerusform>
+                <numerusform>…and %Ln more memory in this conflict.</numerusform>
+                <numerusform>…and %Ln more memories in this conflict.</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ContextView</name>
         <message numerus="yes">
-            <source>{used} of %n tokens used</source>
+            <source>{used} of %Ln tokens used</source>
             <translation>
-                <numerusform>{used} of %n token used</numerusform>
-                <numerusform>{used} of %n tokens used</numerusform>
+                <numerusform>{used} of %Ln token used</numerusform>
+                <numerusform>{used} of %Ln tokens used</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n memories</source>
+            <source>%Ln memories</source>
             <translation>
-                <numerusform>%n memory</numerusform>
-                <numerusform>%n memories</numerusform>
+                <numerusform>%Ln memory</numerusform>
+                <numerusform>%Ln memories</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n open conflicts</source>
+            <source>%Ln open conflicts</source>
             <translation>
-                <numerusform>%n open conflict</numerusform>
-                <numerusform>%n open conflicts</numerusform>
+                <numerusform>%Ln open conflict</numerusform>
+                <numerusform>%Ln open conflicts</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n tokens of the budget left</source>
+            <source>%Ln tokens of the budget left</source>
             <translation>
-                <numerusform>%n token of the budget left</numerusform>
-                <numerusform>%n tokens of the budget left</numerusform>
+                <numerusform>%Ln token of the budget left</numerusform>
+                <numerusform>%Ln tokens of the budget left</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Copied the context (%n tokens).</source>
+            <source>Copied the context (%Ln tokens).</source>
             <translation>
-                <numerusform>Copied the context (%n token).</numerusform>
-                <numerusform>Copied the context (%n tokens).</numerusform>
+                <numerusform>Copied the context (%Ln token).</numerusform>
+                <numerusform>Copied the context (%Ln tokens).</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ConversationHtml</name>
         <message numerus="yes">
-            <source>… %n more lines</source>
+            <source>… %Ln more lines</source>
             <translation>
-                <numerusform>… %n more line</numerusform>
-                <numerusform>… %n more lines</numerusform>
+                <numerusform>… %Ln more line</numerusform>
+                <numerusform>… %Ln more lines</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>… %n more characters</source>
+            <source>… %Ln more characters</source>
             <translation>
-                <numerusform>… %n more character</numerusform>
-                <numerusform>… %n more characters</numerusform>
+                <numerusform>… %Ln more character</numerusform>
+                <numerusform>… %Ln more characters</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n turns</source>
+            <source>%Ln turns</source>
             <translation>
-                <numerusform>%n turn</numerusform>
-                <numerusform>%n turns</numerusform>
+                <numerusform>%Ln turn</numerusform>
+                <numerusform>%Ln turns</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n memories</source>
+            <source>%Ln memories</source>
             <translation>
-                <numerusform>%n memory</numerusform>
-                <numerusform>%n memories</numerusform>
+                <numerusform>%Ln memory</numerusform>
+                <numerusform>%Ln memories</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n secrets removed: {kinds}</source>
+            <source>%Ln secrets removed: {kinds}</source>
             <translation>
-                <numerusform>%n secret removed: {kinds}</numerusform>
-                <numerusform>%n secrets removed: {kinds}</numerusform>
+                <numerusform>%Ln secret removed: {kinds}</numerusform>
+                <numerusform>%Ln secrets removed: {kinds}</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n private keys</source>
+            <source>%Ln private keys</source>
             <translation>
-                <numerusform>%n private key</numerusform>
-                <numerusform>%n private keys</numerusform>
+                <numerusform>%Ln private key</numerusform>
+                <numerusform>%Ln private keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n JSON web tokens</source>
+            <source>%Ln JSON web tokens</source>
             <translation>
-                <numerusform>%n JSON web token</numerusform>
-                <numerusform>%n JSON web tokens</numerusform>
+                <numerusform>%Ln JSON web token</numerusform>
+                <numerusform>%Ln JSON web tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n anthropic keys</source>
+            <source>%Ln anthropic keys</source>
             <translation>
-                <numerusform>%n anthropic key</numerusform>
-                <numerusform>%n anthropic keys</numerusform>
+                <numerusform>%Ln anthropic key</numerusform>
+                <numerusform>%Ln anthropic keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n openai keys</source>
+            <source>%Ln openai keys</source>
             <translation>
-                <numerusform>%n openai key</numerusform>
-                <numerusform>%n openai keys</numerusform>
+                <numerusform>%Ln openai key</numerusform>
+                <numerusform>%Ln openai keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n AWS keys</source>
+            <source>%Ln AWS keys</source>
             <translation>
-                <numerusform>%n AWS key</numerusform>
-                <numerusform>%n AWS keys</numerusform>
+                <numerusform>%Ln AWS key</numerusform>
+                <numerusform>%Ln AWS keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n AWS secret keys</source>
+            <source>%Ln AWS secret keys</source>
             <translation>
-                <numerusform>%n AWS secret key</numerusform>
-                <numerusform>%n AWS secret keys</numerusform>
+                <numerusform>%Ln AWS secret key</numerusform>
+                <numerusform>%Ln AWS secret keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n github tokens</source>
+            <source>%Ln github tokens</source>
             <translation>
-                <numerusform>%n github token</numerusform>
-                <numerusform>%n github tokens</numerusform>
+                <numerusform>%Ln github token</numerusform>
+                <numerusform>%Ln github tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n gitlab tokens</source>
+            <source>%Ln gitlab tokens</source>
             <translation>
-                <numerusform>%n gitlab token</numerusform>
-                <numerusform>%n gitlab tokens</numerusform>
+                <numerusform>%Ln gitlab token</numerusform>
+                <numerusform>%Ln gitlab tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n slack tokens</source>
+            <source>%Ln slack tokens</source>
             <translation>
-                <numerusform>%n slack token</numerusform>
-                <numerusform>%n slack tokens</numerusform>
+                <numerusform>%Ln slack token</numerusform>
+                <numerusform>%Ln slack tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n slack webhooks</source>
+            <source>%Ln slack webhooks</source>
             <translation>
-                <numerusform>%n slack webhook</numerusform>
-                <numerusform>%n slack webhooks</numerusform>
+                <numerusform>%Ln slack webhook</numerusform>
+                <numerusform>%Ln slack webhooks</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n google api keys</source>
+            <source>%Ln google api keys</source>
             <translation>
-                <numerusform>%n google api key</numerusform>
-                <numerusform>%n google api keys</numerusform>
+                <numerusform>%Ln google api key</numerusform>
+                <numerusform>%Ln google api keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n stripe keys</source>
+            <source>%Ln stripe keys</source>
             <translation>
-                <numerusform>%n stripe key</numerusform>
-                <numerusform>%n stripe keys</numerusform>
+                <numerusform>%Ln stripe key</numerusform>
+                <numerusform>%Ln stripe keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n npm tokens</source>
+            <source>%Ln npm tokens</source>
             <translation>
-                <numerusform>%n npm token</numerusform>
-                <numerusform>%n npm tokens</numerusform>
+                <numerusform>%Ln npm token</numerusform>
+                <numerusform>%Ln npm tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n pypi tokens</source>
+            <source>%Ln pypi tokens</source>
             <translation>
-                <numerusform>%n pypi token</numerusform>
-                <numerusform>%n pypi tokens</numerusform>
+                <numerusform>%Ln pypi token</numerusform>
+                <numerusform>%Ln pypi tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n huggingface tokens</source>
+            <source>%Ln huggingface tokens</source>
             <translation>
-                <numerusform>%n huggingface token</numerusform>
-                <numerusform>%n huggingface tokens</numerusform>
+                <numerusform>%Ln huggingface token</numerusform>
+                <numerusform>%Ln huggingface tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n sendgrid keys</source>
+            <source>%Ln sendgrid keys</source>
             <translation>
-                <numerusform>%n sendgrid key</numerusform>
-                <numerusform>%n sendgrid keys</numerusform>
+                <numerusform>%Ln sendgrid key</numerusform>
+                <numerusform>%Ln sendgrid keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n digitalocean tokens</source>
+            <source>%Ln digitalocean tokens</source>
             <translation>
-                <numerusform>%n digitalocean token</numerusform>
-                <numerusform>%n digitalocean tokens</numerusform>
+                <numerusform>%Ln digitalocean token</numerusform>
+                <numerusform>%Ln digitalocean tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n twilio keys</source>
+            <source>%Ln twilio keys</source>
             <translation>
-                <numerusform>%n twilio key</numerusform>
-                <numerusform>%n twilio keys</numerusform>
+                <numerusform>%Ln twilio key</numerusform>
+                <numerusform>%Ln twilio keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n azure storage keys</source>
+            <source>%Ln azure storage keys</source>
             <translation>
-                <numerusform>%n azure storage key</numerusform>
-                <numerusform>%n azure storage keys</numerusform>
+                <numerusform>%Ln azure storage key</numerusform>
+                <numerusform>%Ln azure storage keys</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n bearer tokens</source>
+            <source>%Ln bearer tokens</source>
             <translation>
-                <numerusform>%n bearer token</numerusform>
-                <numerusform>%n bearer tokens</numerusform>
+                <numerusform>%Ln bearer token</numerusform>
+                <numerusform>%Ln bearer tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n basic-auth credentials</source>
+            <source>%Ln basic-auth credentials</source>
             <translation>
-                <numerusform>%n basic-auth credential</numerusform>
-                <numerusform>%n basic-auth credentials</numerusform>
+                <numerusform>%Ln basic-auth credential</numerusform>
+                <numerusform>%Ln basic-auth credentials</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n passwords</source>
+            <source>%Ln passwords</source>
             <translation>
-                <numerusform>%n password</numerusform>
-                <numerusform>%n passwords</numerusform>
+                <numerusform>%Ln password</numerusform>
+                <numerusform>%Ln passwords</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n secrets</source>
+            <source>%Ln secrets</source>
             <translation>
-                <numerusform>%n secret</numerusform>
-                <numerusform>%n secrets</numerusform>
+                <numerusform>%Ln secret</numerusform>
+                <numerusform>%Ln secrets</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n tokens</source>
+            <source>%Ln tokens</source>
             <translation>
-                <numerusform>%n token</numerusform>
-                <numerusform>%n tokens</numerusform>
+                <numerusform>%Ln token</numerusform>
+                <numerusform>%Ln tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n API keys</source>
+            <source>%Ln API keys</source>
             <translation>
-                <numerusform>%n API key</numerusform>
-                <numerusform>%n API keys</numerusform>
+                <numerusform>%Ln API key</numerusform>
+                <numerusform>%Ln API keys</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>ConversationList</name>
         <message numerus="yes">
-            <source>{shown} of %n conversations</source>
+            <source>{shown} of %Ln conversations</source>
             <translation>
-                <numerusform>{shown} of %n conversation</numerusform>
-                <numerusform>{shown} of %n conversations</numerusform>
+                <numerusform>{shown} of %Ln conversation</numerusform>
+                <numerusform>{shown} of %Ln conversations</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n conversations</source>
+            <source>%Ln conversations</source>
             <translation>
-                <numerusform>%n conversation</numerusform>
-                <numerusform>%n conversations</numerusform>
+                <numerusform>%Ln conversation</numerusform>
+                <numerusform>%Ln conversations</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>CountsText</name>
         <message numerus="yes">
-            <source>%n memories · last import {when}</source>
+            <source>%Ln memories · last import {when}</source>
             <translation>
-                <numerusform>%n memory · last import {when}</numerusform>
-                <numerusform>%n memories · last import {when}</numerusform>
+                <numerusform>%Ln memory · last import {when}</numerusform>
+                <numerusform>%Ln memories · last import {when}</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>DashboardView</name>
         <message numerus="yes">
-            <source>%n active memories: the ones search and the assistant's context use ({pinned} pinned).</source>
+            <source>%Ln active memories: the ones search and the assistant's context use ({pinned} pinned).</source>
             <translation>
-                <numerusform>%n active memory: the one search and the assistant's context use ({pinned} pinned).</numerusform>
-                <numerusform>%n active memories: the ones search and the assistant's context use ({pinned} pinned).</numerusform>
+                <numerusform>%Ln active memory: the one search and the assistant's context use ({pinned} pinned).</numerusform>
+                <numerusform>%Ln active memories: the ones search and the assistant's context use ({pinned} pinned).</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n extraction runs</source>
+            <source>%Ln extraction runs</source>
             <translation>
-                <numerusform>%n extraction run</numerusform>
-                <numerusform>%n extraction runs</numerusform>
+                <numerusform>%Ln extraction run</numerusform>
+                <numerusform>%Ln extraction runs</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n requests</source>
+            <source>%Ln requests</source>
             <translation>
-                <numerusform>%n request</numerusform>
-                <numerusform>%n requests</numerusform>
+                <numerusform>%Ln request</numerusform>
+                <numerusform>%Ln requests</numerusform>
             </translation>
         </message>
         <message numerus="yes">
@@ -425,41 +425,41 @@
     <context>
         <name>DiffDialog</name>
         <message numerus="yes">
-            <source>Writes %n memories to {path}; {dropped} left out by the size cap; {conflicted} in unresolved conflicts left out.</source>
+            <source>Writes %Ln memories to {path}; {dropped} left out by the size cap; {conflicted} in unresolved conflicts left out.</source>
             <translation>
-                <numerusform>Writes %n memory to {path}; {dropped} left out by the size cap; {conflicted} in unresolved conflicts left out.</numerusform>
-                <numerusform>Writes %n memories to {path}; {dropped} left out by the size cap; {conflicted} in unresolved conflicts left out.</numerusform>
+                <numerusform>Writes %Ln memory to {path}; {dropped} left out by the size cap; {conflicted} in unresolved conflicts left out.</numerusform>
+                <numerusform>Writes %Ln memories to {path}; {dropped} left out by the size cap; {conflicted} in unresolved conflicts left out.</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>DropWords</name>
         <message numerus="yes">
-            <source>%n files</source>
+            <source>%Ln files</source>
             <translation>
-                <numerusform>%n file</numerusform>
-                <numerusform>%n files</numerusform>
+                <numerusform>%Ln file</numerusform>
+                <numerusform>%Ln files</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n folders</source>
+            <source>%Ln folders</source>
             <translation>
-                <numerusform>%n folder</numerusform>
-                <numerusform>%n folders</numerusform>
+                <numerusform>%Ln folder</numerusform>
+                <numerusform>%Ln folders</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Drop to import %n folders</source>
+            <source>Drop to import %Ln folders</source>
             <translation>
-                <numerusform>Drop to import %n folder</numerusform>
-                <numerusform>Drop to import %n folders</numerusform>
+                <numerusform>Drop to import %Ln folder</numerusform>
+                <numerusform>Drop to import %Ln folders</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Drop to import %n files</source>
+            <source>Drop to import %Ln files</source>
             <translation>
-                <numerusform>Drop to import %n file</numerusform>
-                <numerusform>Drop to import %n files</numerusform>
+                <numerusform>Drop to import %Ln file</numerusform>
+                <numerusform>Drop to import %Ln files</numerusform>
             </translation>
         </message>
         <message numerus="yes">
@@ -473,158 +473,158 @@
     <context>
         <name>ImportSummary</name>
         <message numerus="yes">
-            <source>Imported %n conversations</source>
+            <source>Imported %Ln conversations</source>
             <translation>
-                <numerusform>Imported %n conversation</numerusform>
-                <numerusform>Imported %n conversations</numerusform>
+                <numerusform>Imported %Ln conversation</numerusform>
+                <numerusform>Imported %Ln conversations</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n memories</source>
+            <source>%Ln memories</source>
             <translation>
-                <numerusform>%n memory</numerusform>
-                <numerusform>%n memories</numerusform>
+                <numerusform>%Ln memory</numerusform>
+                <numerusform>%Ln memories</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n duplicates reinforced</source>
+            <source>%Ln duplicates reinforced</source>
             <translation>
-                <numerusform>%n duplicate reinforced</numerusform>
-                <numerusform>%n duplicates reinforced</numerusform>
+                <numerusform>%Ln duplicate reinforced</numerusform>
+                <numerusform>%Ln duplicates reinforced</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n errors</source>
+            <source>%Ln errors</source>
             <translation>
-                <numerusform>%n error</numerusform>
-                <numerusform>%n errors</numerusform>
+                <numerusform>%Ln error</numerusform>
+                <numerusform>%Ln errors</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n unreadable lines</source>
+            <source>%Ln unreadable lines</source>
             <translation>
-                <numerusform>%n unreadable line</numerusform>
-                <numerusform>%n unreadable lines</numerusform>
+                <numerusform>%Ln unreadable line</numerusform>
+                <numerusform>%Ln unreadable lines</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>InjectionsPanel</name>
         <message numerus="yes">
-            <source>%n memories given</source>
+            <source>%Ln memories given</source>
             <translation>
-                <numerusform>%n memory given</numerusform>
-                <numerusform>%n memories given</numerusform>
+                <numerusform>%Ln memory given</numerusform>
+                <numerusform>%Ln memories given</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>MainWindow</name>
         <message numerus="yes">
-            <source>Undid the last change to %n memories.</source>
+            <source>Undid the last change to %Ln memories.</source>
             <translation>
-                <numerusform>Undid the last change to %n memory.</numerusform>
-                <numerusform>Undid the last change to %n memories.</numerusform>
+                <numerusform>Undid the last change to %Ln memory.</numerusform>
+                <numerusform>Undid the last change to %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Redid the change to %n memories.</source>
+            <source>Redid the change to %Ln memories.</source>
             <translation>
-                <numerusform>Redid the change to %n memory.</numerusform>
-                <numerusform>Redid the change to %n memories.</numerusform>
+                <numerusform>Redid the change to %Ln memory.</numerusform>
+                <numerusform>Redid the change to %Ln memories.</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>MaintenanceRunner</name>
         <message numerus="yes">
-            <source>{job}: applied %n changes</source>
+            <source>{job}: applied %Ln changes</source>
             <translation>
-                <numerusform>{job}: applied %n change</numerusform>
-                <numerusform>{job}: applied %n changes</numerusform>
+                <numerusform>{job}: applied %Ln change</numerusform>
+                <numerusform>{job}: applied %Ln changes</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>{job}: %n changes to review</source>
+            <source>{job}: %Ln changes to review</source>
             <translation>
-                <numerusform>{job}: %n change to review</numerusform>
-                <numerusform>{job}: %n changes to review</numerusform>
+                <numerusform>{job}: %Ln change to review</numerusform>
+                <numerusform>{job}: %Ln changes to review</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>MaintenanceScheduler</name>
         <message numerus="yes">
-            <source>Importing %n new Claude Code sessions</source>
+            <source>Importing %Ln new Claude Code sessions</source>
             <translation>
-                <numerusform>Importing %n new Claude Code session</numerusform>
-                <numerusform>Importing %n new Claude Code sessions</numerusform>
+                <numerusform>Importing %Ln new Claude Code session</numerusform>
+                <numerusform>Importing %Ln new Claude Code sessions</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Imported %n new Claude Code sessions</source>
+            <source>Imported %Ln new Claude Code sessions</source>
             <translation>
-                <numerusform>Imported %n new Claude Code session</numerusform>
-                <numerusform>Imported %n new Claude Code sessions</numerusform>
+                <numerusform>Imported %Ln new Claude Code session</numerusform>
+                <numerusform>Imported %Ln new Claude Code sessions</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>{imported}; %n wait for the next run</source>
+            <source>{imported}; %Ln wait for the next run</source>
             <translation>
-                <numerusform>{imported}; %n waits for the next run</numerusform>
-                <numerusform>{imported}; %n wait for the next run</numerusform>
+                <numerusform>{imported}; %Ln waits for the next run</numerusform>
+                <numerusform>{imported}; %Ln wait for the next run</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Extracting %n pending conversations again</source>
+            <source>Extracting %Ln pending conversations again</source>
             <translation>
-                <numerusform>Extracting %n pending conversation again</numerusform>
-                <numerusform>Extracting %n pending conversations again</numerusform>
+                <numerusform>Extracting %Ln pending conversation again</numerusform>
+                <numerusform>Extracting %Ln pending conversations again</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Extracted {done} of %n pending conversations</source>
+            <source>Extracted {done} of %Ln pending conversations</source>
             <translation>
-                <numerusform>Extracted {done} of %n pending conversation</numerusform>
-                <numerusform>Extracted {done} of %n pending conversations</numerusform>
+                <numerusform>Extracted {done} of %Ln pending conversation</numerusform>
+                <numerusform>Extracted {done} of %Ln pending conversations</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>{extracted}; %n still pending: {reason}</source>
+            <source>{extracted}; %Ln still pending: {reason}</source>
             <translation>
-                <numerusform>{extracted}; %n still pending: {reason}</numerusform>
-                <numerusform>{extracted}; %n still pending: {reason}</numerusform>
+                <numerusform>{extracted}; %Ln still pending: {reason}</numerusform>
+                <numerusform>{extracted}; %Ln still pending: {reason}</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>MaintenanceView</name>
         <message numerus="yes">
-            <source>Applied {applied}; %n changes skipped: the memories changed since the run proposed it.</source>
+            <source>Applied {applied}; %Ln changes skipped: the memories changed since the run proposed it.</source>
             <translation>
-                <numerusform>Applied {applied}; %n change skipped: the memories changed since the run proposed it.</numerusform>
-                <numerusform>Applied {applied}; %n changes skipped: the memories changed since the run proposed it.</numerusform>
+                <numerusform>Applied {applied}; %Ln change skipped: the memories changed since the run proposed it.</numerusform>
+                <numerusform>Applied {applied}; %Ln changes skipped: the memories changed since the run proposed it.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n changes</source>
+            <source>%Ln changes</source>
             <translation>
-                <numerusform>%n change</numerusform>
-                <numerusform>%n changes</numerusform>
+                <numerusform>%Ln change</numerusform>
+                <numerusform>%Ln changes</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Applied %n changes.</source>
+            <source>Applied %Ln changes.</source>
             <translation>
-                <numerusform>Applied %n change.</numerusform>
-                <numerusform>Applied %n changes.</numerusform>
+                <numerusform>Applied %Ln change.</numerusform>
+                <numerusform>Applied %Ln changes.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Undid the maintenance changes to %n memories.</source>
+            <source>Undid the maintenance changes to %Ln memories.</source>
             <translation>
-                <numerusform>Undid the maintenance changes to %n memory.</numerusform>
-                <numerusform>Undid the maintenance changes to %n memories.</numerusform>
+                <numerusform>Undid the maintenance changes to %Ln memory.</numerusform>
+                <numerusform>Undid the maintenance changes to %Ln memories.</numerusform>
             </translation>
         </message>
     </context>
@@ -680,244 +680,244 @@
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n memories selected: use Pin, Move to, Archive or Delete.</source>
+            <source>%Ln memories selected: use Pin, Move to, Archive or Delete.</source>
             <translation>
-                <numerusform>%n memory selected: use Pin, Move to, Archive or Delete.</numerusform>
-                <numerusform>%n memories selected: use Pin, Move to, Archive or Delete.</numerusform>
+                <numerusform>%Ln memory selected: use Pin, Move to, Archive or Delete.</numerusform>
+                <numerusform>%Ln memories selected: use Pin, Move to, Archive or Delete.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n selected</source>
+            <source>%Ln selected</source>
             <translation>
-                <numerusform>%n selected</numerusform>
-                <numerusform>%n selected</numerusform>
+                <numerusform>%Ln selected</numerusform>
+                <numerusform>%Ln selected</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Deleted %n memories.</source>
+            <source>Deleted %Ln memories.</source>
             <translation>
-                <numerusform>Deleted %n memory.</numerusform>
-                <numerusform>Deleted %n memories.</numerusform>
+                <numerusform>Deleted %Ln memory.</numerusform>
+                <numerusform>Deleted %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Kept %n memories.</source>
+            <source>Kept %Ln memories.</source>
             <translation>
-                <numerusform>Kept %n memory.</numerusform>
-                <numerusform>Kept %n memories.</numerusform>
+                <numerusform>Kept %Ln memory.</numerusform>
+                <numerusform>Kept %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Pinned %n memories.</source>
+            <source>Pinned %Ln memories.</source>
             <translation>
-                <numerusform>Pinned %n memory.</numerusform>
-                <numerusform>Pinned %n memories.</numerusform>
+                <numerusform>Pinned %Ln memory.</numerusform>
+                <numerusform>Pinned %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Unpinned %n memories.</source>
+            <source>Unpinned %Ln memories.</source>
             <translation>
-                <numerusform>Unpinned %n memory.</numerusform>
-                <numerusform>Unpinned %n memories.</numerusform>
+                <numerusform>Unpinned %Ln memory.</numerusform>
+                <numerusform>Unpinned %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Moved to {category}: %n memories.</source>
+            <source>Moved to {category}: %Ln memories.</source>
             <translation>
-                <numerusform>Moved to {category}: %n memory.</numerusform>
-                <numerusform>Moved to {category}: %n memories.</numerusform>
+                <numerusform>Moved to {category}: %Ln memory.</numerusform>
+                <numerusform>Moved to {category}: %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Archived %n memories.</source>
+            <source>Archived %Ln memories.</source>
             <translation>
-                <numerusform>Archived %n memory.</numerusform>
-                <numerusform>Archived %n memories.</numerusform>
+                <numerusform>Archived %Ln memory.</numerusform>
+                <numerusform>Archived %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Unarchived %n memories.</source>
+            <source>Unarchived %Ln memories.</source>
             <translation>
-                <numerusform>Unarchived %n memory.</numerusform>
-                <numerusform>Unarchived %n memories.</numerusform>
+                <numerusform>Unarchived %Ln memory.</numerusform>
+                <numerusform>Unarchived %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Merged “{source}” into “{target}”: moved %n memories.</source>
+            <source>Merged “{source}” into “{target}”: moved %Ln memories.</source>
             <translation>
-                <numerusform>Merged “{source}” into “{target}”: moved %n memory.</numerusform>
-                <numerusform>Merged “{source}” into “{target}”: moved %n memories.</numerusform>
+                <numerusform>Merged “{source}” into “{target}”: moved %Ln memory.</numerusform>
+                <numerusform>Merged “{source}” into “{target}”: moved %Ln memories.</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Undid the last change to %n memories.</source>
+            <source>Undid the last change to %Ln memories.</source>
             <translation>
-                <numerusform>Undid the last change to %n memory.</numerusform>
-                <numerusform>Undid the last change to %n memories.</numerusform>
+                <numerusform>Undid the last change to %Ln memory.</numerusform>
+                <numerusform>Undid the last change to %Ln memories.</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>MemoryEditor</name>
         <message numerus="yes">
-            <source>seen %n×</source>
+            <source>seen %Ln×</source>
             <translation>
-                <numerusform>seen %n×</numerusform>
-                <numerusform>seen %n×</numerusform>
+                <numerusform>seen %Ln×</numerusform>
+                <numerusform>seen %Ln×</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>MergeCategoryDialog</name>
         <message numerus="yes">
-            <source>Move the %n memories of “{name}” (and any it keeps archived, superseded or deleted) into another category, then remove “{name}”. Its summary joins the other one; Edit ▸ Undo takes the merge back.</source>
+            <source>Move the %Ln memories of “{name}” (and any it keeps archived, superseded or deleted) into another category, then remove “{name}”. Its summary joins the other one; Edit ▸ Undo takes the merge back.</source>
             <translation>
-                <numerusform>Move the %n memory of “{name}” (and any it keeps archived, superseded or deleted) into another category, then remove “{name}”. Its summary joins the other one; Edit ▸ Undo takes the merge back.</numerusform>
-                <numerusform>Move the %n memories of “{name}” (and any it keeps archived, superseded or deleted) into another category, then remove “{name}”. Its summary joins the other one; Edit ▸ Undo takes the merge back.</numerusform>
+                <numerusform>Move the %Ln memory of “{name}” (and any it keeps archived, superseded or deleted) into another category, then remove “{name}”. Its summary joins the other one; Edit ▸ Undo takes the merge back.</numerusform>
+                <numerusform>Move the %Ln memories of “{name}” (and any it keeps archived, superseded or deleted) into another category, then remove “{name}”. Its summary joins the other one; Edit ▸ Undo takes the merge back.</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>RunFigures</name>
         <message numerus="yes">
-            <source>%n changes applied</source>
+            <source>%Ln changes applied</source>
             <translation>
-                <numerusform>%n change applied</numerusform>
-                <numerusform>%n changes applied</numerusform>
+                <numerusform>%Ln change applied</numerusform>
+                <numerusform>%Ln changes applied</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n changes to review</source>
+            <source>%Ln changes to review</source>
             <translation>
-                <numerusform>%n change to review</numerusform>
-                <numerusform>%n changes to review</numerusform>
+                <numerusform>%Ln change to review</numerusform>
+                <numerusform>%Ln changes to review</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n stale changes skipped</source>
+            <source>%Ln stale changes skipped</source>
             <translation>
-                <numerusform>%n stale change skipped</numerusform>
-                <numerusform>%n stale changes skipped</numerusform>
+                <numerusform>%Ln stale change skipped</numerusform>
+                <numerusform>%Ln stale changes skipped</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n new sessions</source>
+            <source>%Ln new sessions</source>
             <translation>
-                <numerusform>%n new session</numerusform>
-                <numerusform>%n new sessions</numerusform>
+                <numerusform>%Ln new session</numerusform>
+                <numerusform>%Ln new sessions</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n imported</source>
+            <source>%Ln imported</source>
             <translation>
-                <numerusform>%n imported</numerusform>
-                <numerusform>%n imported</numerusform>
+                <numerusform>%Ln imported</numerusform>
+                <numerusform>%Ln imported</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n left for next time</source>
+            <source>%Ln left for next time</source>
             <translation>
-                <numerusform>%n left for next time</numerusform>
-                <numerusform>%n left for next time</numerusform>
+                <numerusform>%Ln left for next time</numerusform>
+                <numerusform>%Ln left for next time</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n duplicate groups</source>
+            <source>%Ln duplicate groups</source>
             <translation>
-                <numerusform>%n duplicate group</numerusform>
-                <numerusform>%n duplicate groups</numerusform>
+                <numerusform>%Ln duplicate group</numerusform>
+                <numerusform>%Ln duplicate groups</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n contradictions</source>
+            <source>%Ln contradictions</source>
             <translation>
-                <numerusform>%n contradiction</numerusform>
-                <numerusform>%n contradictions</numerusform>
+                <numerusform>%Ln contradiction</numerusform>
+                <numerusform>%Ln contradictions</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n to archive</source>
+            <source>%Ln to archive</source>
             <translation>
-                <numerusform>%n to archive</numerusform>
-                <numerusform>%n to archive</numerusform>
+                <numerusform>%Ln to archive</numerusform>
+                <numerusform>%Ln to archive</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n categories to compress</source>
+            <source>%Ln categories to compress</source>
             <translation>
-                <numerusform>%n category to compress</numerusform>
-                <numerusform>%n categories to compress</numerusform>
+                <numerusform>%Ln category to compress</numerusform>
+                <numerusform>%Ln categories to compress</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n invalid memories</source>
+            <source>%Ln invalid memories</source>
             <translation>
-                <numerusform>%n invalid memory</numerusform>
-                <numerusform>%n invalid memories</numerusform>
+                <numerusform>%Ln invalid memory</numerusform>
+                <numerusform>%Ln invalid memories</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>SchedulePanel</name>
         <message numerus="yes">
-            <source>every %n days</source>
+            <source>every %Ln days</source>
             <translation>
-                <numerusform>every %n day</numerusform>
-                <numerusform>every %n days</numerusform>
+                <numerusform>every %Ln day</numerusform>
+                <numerusform>every %Ln days</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>SettingsView</name>
         <message numerus="yes">
-            <source>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %n minutes are imported, at most {limit} at a time. Off: import them from Sources yourself.</source>
+            <source>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %Ln minutes are imported, at most {limit} at a time. Off: import them from Sources yourself.</source>
             <translation>
-                <numerusform>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %n minute are imported, at most {limit} at a time. Off: import them from Sources yourself.</numerusform>
-                <numerusform>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %n minutes are imported, at most {limit} at a time. Off: import them from Sources yourself.</numerusform>
+                <numerusform>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %Ln minute are imported, at most {limit} at a time. Off: import them from Sources yourself.</numerusform>
+                <numerusform>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %Ln minutes are imported, at most {limit} at a time. Off: import them from Sources yourself.</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>TierRows</name>
         <message numerus="yes">
-            <source>%n tokens</source>
+            <source>%Ln tokens</source>
             <translation>
-                <numerusform>%n token</numerusform>
-                <numerusform>%n tokens</numerusform>
+                <numerusform>%Ln token</numerusform>
+                <numerusform>%Ln tokens</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n tokens used of this tier's {share}% share ({allowance}); a tier that leaves some of its share unused passes it on</source>
+            <source>%Ln tokens used of this tier's {share}% share ({allowance}); a tier that leaves some of its share unused passes it on</source>
             <translation>
-                <numerusform>%n token used of this tier's {share}% share ({allowance}); a tier that leaves some of its share unused passes it on</numerusform>
-                <numerusform>%n tokens used of this tier's {share}% share ({allowance}); a tier that leaves some of its share unused passes it on</numerusform>
+                <numerusform>%Ln token used of this tier's {share}% share ({allowance}); a tier that leaves some of its share unused passes it on</numerusform>
+                <numerusform>%Ln tokens used of this tier's {share}% share ({allowance}); a tier that leaves some of its share unused passes it on</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>TimeWords</name>
         <message numerus="yes">
-            <source>%n days ago</source>
+            <source>%Ln days ago</source>
             <translation>
-                <numerusform>%n day ago</numerusform>
-                <numerusform>%n days ago</numerusform>
+                <numerusform>%Ln day ago</numerusform>
+                <numerusform>%Ln days ago</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>in %n days</source>
+            <source>in %Ln days</source>
             <translation>
-                <numerusform>in %n day</numerusform>
-                <numerusform>in %n days</numerusform>
+                <numerusform>in %Ln day</numerusform>
+                <numerusform>in %Ln days</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>TrayAnnouncer</name>
         <message numerus="yes">
-            <source>%n new conflicts to resolve</source>
+            <source>%Ln new conflicts to resolve</source>
             <translation>
-                <numerusform>%n new conflict to resolve</numerusform>
-                <numerusform>%n new conflicts to resolve</numerusform>
+                <numerusform>%Ln new conflict to resolve</numerusform>
+                <numerusform>%Ln new conflicts to resolve</numerusform>
             </translation>
         </message>
     </context>
@@ -941,34 +941,34 @@
     <context>
         <name>WeeklyAddedChart</name>
         <message numerus="yes">
-            <source>Memories extracted per week over the last %n weeks (weeks start on Monday)</source>
+            <source>Memories extracted per week over the last %Ln weeks (weeks start on Monday)</source>
             <translation>
                 <numerusform>Memories extracted per week over the last week (weeks start on Monday)</numerusform>
-                <numerusform>Memories extracted per week over the last %n weeks (weeks start on Monday)</numerusform>
+                <numerusform>Memories extracted per week over the last %Ln weeks (weeks start on Monday)</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Week of {week}: %n memories</source>
+            <source>Week of {week}: %Ln memories</source>
             <translation>
-                <numerusform>Week of {week}: %n memory</numerusform>
-                <numerusform>Week of {week}: %n memories</numerusform>
+                <numerusform>Week of {week}: %Ln memory</numerusform>
+                <numerusform>Week of {week}: %Ln memories</numerusform>
             </translation>
         </message>
     </context>
     <context>
         <name>WelcomeWords</name>
         <message numerus="yes">
-            <source>%n sessions</source>
+            <source>%Ln sessions</source>
             <translation>
-                <numerusform>%n session</numerusform>
-                <numerusform>%n sessions</numerusform>
+                <numerusform>%Ln session</numerusform>
+                <numerusform>%Ln sessions</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>%n projects</source>
+            <source>%Ln projects</source>
             <translation>
-                <numerusform>%n project</numerusform>
-                <numerusform>%n projects</numerusform>
+                <numerusform>%Ln project</numerusform>
+                <numerusform>%Ln projects</numerusform>
             </translation>
         </message>
     </context>

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QCoreApplication, Qt, QTranslator
+from PySide6.QtCore import QCoreApplication, QLocale, Qt, QTranslator
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -94,7 +94,9 @@ def test_the_catalogue_holds_the_windows_words(catalogue: Path) -> None:
     for phrase in ("Import &Files…", "Recent activity", "&Importance:"):
         assert any(phrase in source for source in sources), phrase
     # Counted phrases are Qt plural forms, never English glued around a number.
-    assert sum("%n" in source for source in sources) > 20
+    # Written the locale's way: %Ln is 1,204 in English, 1.204 in German.
+    assert sum("%Ln" in source for source in sources) > 20
+    assert not [source for source in sources if "%n" in source]
 
 
 @pytest.fixture
@@ -231,8 +233,21 @@ def test_english_counts_say_one_memory() -> None:
     source = message.findtext("source") or ""
     one = QCoreApplication.translate(name, source, None, 1)
     many = QCoreApplication.translate(name, source, None, 3)
-    assert "%n" not in one and "1" in one and one != source.replace("%n", "1")
-    assert many == source.replace("%n", "3")
+    assert "%Ln" not in one and "1" in one and one != source.replace("%Ln", "1")
+    assert many == source.replace("%Ln", "3")
+
+
+def test_counts_are_written_the_locales_way() -> None:
+    before = QLocale()
+    try:
+        for locale, written in (("en_US", "1,204"), ("de_DE", "1.204")):
+            QLocale.setDefault(QLocale(locale))
+            shown = QCoreApplication.translate(
+                "MainWindow", "Undid the last change to %Ln memories.", None, 1204
+            )
+            assert shown == f"Undid the last change to {written} memories."
+    finally:
+        QLocale.setDefault(before)
 
 
 def test_a_store_with_memories_shows_the_translation_too(

@@ -88,7 +88,7 @@ class ConflictCard(QFrame):
         statement = f'<span style="font-size:large">{highlighted(runs, mark)}</span>'  # markup
         self.content.setText(statement)
         if item.access_count:
-            used = self.tr("used %n×", "", item.access_count)
+            used = self.tr("used %Ln×", "", item.access_count)
         else:
             used = self.tr("not used yet")
         if item.last_accessed_at:
@@ -381,7 +381,7 @@ class ConflictsView(View):
         self.newer.show_item(newer, runs_new, detail.excerpts.get(newer.id, ""), mark)
         extra = len(items) - 2
         self.more.setText(
-            self.tr("…and %n more memories in this conflict.", "", extra) if extra > 0 else ""
+            self.tr("…and %Ln more memories in this conflict.", "", extra) if extra > 0 else ""
         )
         self.more.setVisible(extra > 0)
         is_open = record.status in OPEN

@@ -230,7 +230,7 @@ class DashboardView(View):
         """What the memories card counts, and what the store keeps beside it."""
         lines = [
             self.tr(
-                "%n active memories: the ones search and the assistant's context use"
+                "%Ln active memories: the ones search and the assistant's context use"
                 " ({pinned} pinned).",
                 "",
                 stats.items,
@@ -342,8 +342,8 @@ class DashboardView(View):
         tokens = usage.input_tokens + usage.output_tokens
         cost = f"${usage.cost_usd:,.2f}" if usage.cost_usd >= 0.01 else self.tr("under $0.01")
         text = self.tr("Claude: {runs} · {requests} · {tokens} · {cost} estimated").format(
-            runs=self.tr("%n extraction runs", "", usage.runs),
-            requests=self.tr("%n requests", "", usage.requests),
+            runs=self.tr("%Ln extraction runs", "", usage.runs),
+            requests=self.tr("%Ln requests", "", usage.requests),
             # The count chooses the word; the number keeps its thousands separators.
             tokens=self.tr("{count} tokens", "", tokens).format(count=f"{tokens:,}"),
             cost=cost,

@@ -284,13 +284,13 @@ class MaintenanceView(View):
             self.changeset.set_busy(self.runner.running)
         if result.stale:
             text = self.tr(
-                "Applied {applied}; %n changes skipped: the memories changed since the run "
+                "Applied {applied}; %Ln changes skipped: the memories changed since the run "
                 "proposed it.",
                 "",
                 result.stale,
-            ).format(applied=self.tr("%n changes", "", result.applied))
+            ).format(applied=self.tr("%Ln changes", "", result.applied))
         else:
-            text = self.tr("Applied %n changes.", "", result.applied)
+            text = self.tr("Applied %Ln changes.", "", result.applied)
         group = result.group_id
         undo = (lambda: self._undo_group(group)) if group else None
         self.context.events.notify.emit(text, undo)
@@ -315,7 +315,7 @@ class MaintenanceView(View):
             )
             return
         if touched:
-            text = self.tr("Undid the maintenance changes to %n memories.", "", len(touched))
+            text = self.tr("Undid the maintenance changes to %Ln memories.", "", len(touched))
         else:
             text = self.tr("Undid the maintenance changes.")
         self.context.events.notify.emit(text, None)

@@ -586,7 +586,7 @@ class MemoriesView(View):
             self.context.spawn(self._show_item(records[0].id))
         elif count > 1:
             self.editor.show_nothing(
-                self.tr("%n memories selected: use Pin, Move to, Archive or Delete.", "", count)
+                self.tr("%Ln memories selected: use Pin, Move to, Archive or Delete.", "", count)
             )
         else:
             self.editor.show_nothing()
@@ -595,7 +595,7 @@ class MemoriesView(View):
         """The label and the bulk buttons as the table's selection really is."""
         records = self.selected_records()
         count = len(records)
-        self.selection_label.setText(self.tr("%n selected", "", count) if count else "")
+        self.selection_label.setText(self.tr("%Ln selected", "", count) if count else "")
         for widget in (self.pin_button, self.unpin_button, self.move_button, self.delete_button):
             widget.setEnabled(count > 0)
         self.keep_button.setVisible(any(r.status == "held" for r in records))
@@ -691,22 +691,22 @@ class MemoriesView(View):
     def delete_selected(self) -> None:
         ids = [r.id for r in self.selected_records()]
         if ids:
-            done = self.tr("Deleted %n memories.", "", len(ids))
+            done = self.tr("Deleted %Ln memories.", "", len(ids))
             self.context.spawn(self._bulk(ids, "delete", {"status": "deleted"}, done))
 
     def keep_selected(self) -> None:
         ids = [r.id for r in self.selected_records() if r.status == "held"]
         if ids:
-            done = self.tr("Kept %n memories.", "", len(ids))
+            done = self.tr("Kept %Ln memories.", "", len(ids))
             self.context.spawn(self._bulk(ids, "keep", {"status": "active"}, done))
 
     def bulk_pin(self, pinned: bool) -> None:
         ids = [r.id for r in self.selected_records()]
         if ids:
             if pinned:
-                done = self.tr("Pinned %n memories.", "", len(ids))
+                done = self.tr("Pinned %Ln memories.", "", len(ids))
             else:
-                done = self.tr("Unpinned %n memories.", "", len(ids))
+                done = self.tr("Unpinned %Ln memories.", "", len(ids))
             action = "pin" if pinned else "unpin"
             self.context.spawn(self._bulk(ids, action, {"pinned": pinned}, done))
 
@@ -714,7 +714,7 @@ class MemoriesView(View):
         ids = [r.id for r in self.selected_records()]
         if ids:
             name = next((c.name for c in self.categories if c.key == category), category)
-            done = self.tr("Moved to {category}: %n memories.", "", len(ids)).format(category=name)
+            done = self.tr("Moved to {category}: %Ln memories.", "", len(ids)).format(category=name)
             self.context.spawn(self._bulk(ids, "recategorize", {"category": category}, done))
 
     async def _bulk(self, ids: list[int], action: str, changes: dict[str, Any], done: str) -> None:
@@ -740,9 +740,9 @@ class MemoriesView(View):
             self.context.events.notify.emit("; ".join(exc.errors.values()), None)
             return
         if archived:
-            done = self.tr("Archived %n memories.", "", len(changed))
+            done = self.tr("Archived %Ln memories.", "", len(changed))
         else:
-            done = self.tr("Unarchived %n memories.", "", len(changed))
+            done = self.tr("Unarchived %Ln memories.", "", len(changed))
         self.context.events.notify.emit(done, self._undo)
         self.context.events.memories_changed.emit()
 
@@ -828,7 +828,7 @@ class MemoriesView(View):
         dialog.accept()
         into = self._category_info(target)
         self.context.events.notify.emit(
-            self.tr("Merged “{source}” into “{target}”: moved %n memories.", "", moved).format(
+            self.tr("Merged “{source}” into “{target}”: moved %Ln memories.", "", moved).format(
                 source=source.name, target=into.name if into else target
             ),
             self._undo,
@@ -877,7 +877,7 @@ class MemoriesView(View):
             return
         ids = await self.context.call(service.undo)
         self.context.events.notify.emit(
-            self.tr("Undid the last change to %n memories.", "", len(ids))
+            self.tr("Undid the last change to %Ln memories.", "", len(ids))
             if ids
             else self.tr("Undid the last change."),  # a category's: no memory changed
             None,

@@ -124,7 +124,7 @@ class SettingsView(View):
         self.auto_import_hint = QLabel(
             self.tr(
                 "When Memory Curator starts and while it is open, sessions in {folder} that "
-                "have been quiet for %n minutes are imported, at most {limit} at a time. "
+                "have been quiet for %Ln minutes are imported, at most {limit} at a time. "
                 "Off: import them from Sources yourself.",
                 "",
                 round(SETTLE_SECONDS / 60),

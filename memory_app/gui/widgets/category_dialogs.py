@@ -123,7 +123,7 @@ class MergeCategoryDialog(QDialog):
                 self.target.addItem(category.name, category.key)
         text = QLabel(
             self.tr(
-                "Move the %n memories of “{name}” (and any it keeps archived, superseded or "
+                "Move the %Ln memories of “{name}” (and any it keeps archived, superseded or "
                 "deleted) into another category, then remove “{name}”. Its summary joins the "
                 "other one; Edit ▸ Undo takes the merge back.",
                 "",

@@ -72,7 +72,7 @@ class ChangePreview(QObject):
 
     def digest_note(self, category: str, count: int) -> str:
         return self.tr(
-            "The digest beside the summary of {category}; the %n memories it covers stay as "
+            "The digest beside the summary of {category}; the %Ln memories it covers stay as "
             "they are.",
             "",
             count,

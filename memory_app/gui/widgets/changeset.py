@@ -283,7 +283,7 @@ class ChangesetPanel(QWidget):
             kept = change.before.get(str(change.item_ids[0]), {}).get("content")
             if kept:
                 extra = len(change.item_ids) - 1
-                return self.tr("{memory} (+%n duplicates)", "", extra).format(
+                return self.tr("{memory} (+%Ln duplicates)", "", extra).format(
                     memory=" ".join(str(kept).split())
                 )
         prefix = CHANGE_TITLES.get(change.kind, "") + ": "  # the store's English titles
@@ -404,16 +404,16 @@ class ChangesetPanel(QWidget):
         self.accept_all_button.setEnabled(free and counts["accepted"] < len(self.changes))
         self.reject_all_button.setEnabled(free and counts["rejected"] < len(self.changes))
         self.apply_button.setEnabled(free and counts["accepted"] > 0)
-        parts = [self.tr("%n changes", "", len(self.changes))]
+        parts = [self.tr("%Ln changes", "", len(self.changes))]
         if counts["accepted"]:
-            parts.append(self.tr("%n accepted", "", counts["accepted"]))
+            parts.append(self.tr("%Ln accepted", "", counts["accepted"]))
         if counts["rejected"]:
-            parts.append(self.tr("%n rejected", "", counts["rejected"]))
+            parts.append(self.tr("%Ln rejected", "", counts["rejected"]))
         if counts["pending"]:
-            parts.append(self.tr("%n pending", "", counts["pending"]))
+            parts.append(self.tr("%Ln pending", "", counts["pending"]))
         self.counts.setText(" · ".join(parts))
         self.apply_button.setText(
-            self.tr("A&pply %n Accepted", "", counts["accepted"])
+            self.tr("A&pply %Ln Accepted", "", counts["accepted"])
             if counts["accepted"]
             else self.tr("A&pply Accepted")
         )

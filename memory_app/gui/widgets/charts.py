@@ -346,7 +346,7 @@ class CategoryBarChart(ChartPanel):
         if not 0 <= index < len(self._counts) or abs(x - index) > 0.31:
             return ""
         key = list(self._counts)[index]
-        return self.tr("{category}: %n memories", "", self._counts[key]).format(
+        return self.tr("{category}: %Ln memories", "", self._counts[key]).format(
             category=self._names[key]
         )
 
@@ -376,7 +376,7 @@ class WeeklyAddedChart(ChartPanel):
         self._empty_text = empty_text
         self.title.setToolTip(
             self.tr(
-                "Memories extracted per week over the last %n weeks (weeks start on Monday)",
+                "Memories extracted per week over the last %Ln weeks (weeks start on Monday)",
                 "",
                 len(self._weeks),
             )
@@ -436,7 +436,7 @@ class WeeklyAddedChart(ChartPanel):
         if not 0 <= index < len(self._weeks):
             return ""
         day, count = self._weeks[index]
-        return self.tr("Week of {week}: %n memories", "", count).format(week=week_label(day))
+        return self.tr("Week of {week}: %Ln memories", "", count).format(week=week_label(day))
 
 
 class ConfidenceHistogram(ChartPanel):
@@ -492,7 +492,7 @@ class ConfidenceHistogram(ChartPanel):
             return ""
         index = min(int(x * len(self._bins)), len(self._bins) - 1)
         low = index / len(self._bins)
-        return self.tr("Confidence {low}–{high}: %n memories", "", self._bins[index]).format(
+        return self.tr("Confidence {low}–{high}: %Ln memories", "", self._bins[index]).format(
             low=f"{low:.1f}", high=f"{low + 1 / len(self._bins):.1f}"
         )
 

@@ -120,7 +120,7 @@ class DiffDialog(QDialog):
     def export_summary(self, export: ClaudeMdExport, path: Path) -> str:
         """One line on what the export writes and what it leaves out, and why."""
         return self.tr(
-            "Writes %n memories to {path}; {dropped} left out by the size cap; "
+            "Writes %Ln memories to {path}; {dropped} left out by the size cap; "
             "{conflicted} in unresolved conflicts left out.",
             "",
             len(export.included),

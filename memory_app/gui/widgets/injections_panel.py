@@ -371,7 +371,7 @@ class InjectionsPanel(QWidget):
         row.setToolTip(PROJECT, record.project or self.tr("No project"))
         row.setToolTip(OUTCOME, self.outcome_tip(record.outcome))
         row.setTextAlignment(COUNT, RIGHT)
-        row.setToolTip(COUNT, self.tr("%n memories given", "", count))
+        row.setToolTip(COUNT, self.tr("%Ln memories given", "", count))
         if record.prompt:
             row.setToolTip(PROMPT, html.escape(record.prompt))
         else:
@@ -407,7 +407,7 @@ class InjectionsPanel(QWidget):
         )
         count = len(record.memories)
         if record.outcome == "injected":
-            what = self.tr("%n memories given", "", count)
+            what = self.tr("%Ln memories given", "", count)
         elif record.outcome == "reused" and record.reused_from:
             what = self.tr("same topic as the prompt of {time}: nothing new given").format(
                 time=short_time(record.reused_from)

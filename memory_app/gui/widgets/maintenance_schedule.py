@@ -161,7 +161,7 @@ class SchedulePanel(QGroupBox):
 
     def _show_every(self, every: QSpinBox, days: int) -> None:
         """ "every 7 days" around the spin box's number, in the words of the language."""
-        words = self.tr("every %n days", "", days)
+        words = self.tr("every %Ln days", "", days)
         before, number, after = words.partition(str(days))
         if not number:  # a translation without the number: all of it after
             before, after = "", f" {words}"

@@ -243,7 +243,7 @@ class MemoryEditor(QWidget):
                 )
             )
         if record.reinforcement_count:
-            parts.append(html.escape(self.tr("seen %n×", "", record.reinforcement_count + 1)))
+            parts.append(html.escape(self.tr("seen %Ln×", "", record.reinforcement_count + 1)))
         return " · ".join(parts)
 
     def _set_enabled(self, enabled: bool) -> None:

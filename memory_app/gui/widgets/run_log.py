@@ -56,17 +56,17 @@ class RunFigures(QObject):
 
         # The figures worth a word, in order; the rest are in the tooltip.
         figures = (
-            ("applied", lambda n: self.tr("%n changes applied", "", n)),
-            ("pending", lambda n: self.tr("%n changes to review", "", n)),
-            ("stale", lambda n: self.tr("%n stale changes skipped", "", n)),
-            ("new_sessions", lambda n: self.tr("%n new sessions", "", n)),
-            ("imported", lambda n: self.tr("%n imported", "", n)),
-            ("deferred", lambda n: self.tr("%n left for next time", "", n)),
-            ("duplicate_groups", lambda n: self.tr("%n duplicate groups", "", n)),
-            ("contradictions", lambda n: self.tr("%n contradictions", "", n)),
-            ("to_archive", lambda n: self.tr("%n to archive", "", n)),
-            ("categories_to_compress", lambda n: self.tr("%n categories to compress", "", n)),
-            ("invalid", lambda n: self.tr("%n invalid memories", "", n)),
+            ("applied", lambda n: self.tr("%Ln changes applied", "", n)),
+            ("pending", lambda n: self.tr("%Ln changes to review", "", n)),
+            ("stale", lambda n: self.tr("%Ln stale changes skipped", "", n)),
+            ("new_sessions", lambda n: self.tr("%Ln new sessions", "", n)),
+            ("imported", lambda n: self.tr("%Ln imported", "", n)),
+            ("deferred", lambda n: self.tr("%Ln left for next time", "", n)),
+            ("duplicate_groups", lambda n: self.tr("%Ln duplicate groups", "", n)),
+            ("contradictions", lambda n: self.tr("%Ln contradictions", "", n)),
+            ("to_archive", lambda n: self.tr("%Ln to archive", "", n)),
+            ("categories_to_compress", lambda n: self.tr("%Ln categories to compress", "", n)),
+            ("invalid", lambda n: self.tr("%Ln invalid memories", "", n)),
         )
         words = [phrase(count(key)) for key, phrase in figures if count(key)]
         if result.get("index_ok") is False:

@@ -110,7 +110,7 @@ class CountsText(QObject):
     `self.tr` only, see gui/times.py)."""
 
     def say(self, stats: Stats, now: datetime | None = None) -> str:
-        return self.tr("%n memories · last import {when}", "", stats.items).format(
+        return self.tr("%Ln memories · last import {when}", "", stats.items).format(
             when=relative_time(stats.last_memorized, now)
         )
 

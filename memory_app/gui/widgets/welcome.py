@@ -124,8 +124,8 @@ class WelcomeWords(QObject):
         if history.capped:  # counting stopped: "20,000+ sessions", never "session"
             sessions = self.tr("{count}+ sessions").format(count=f"{history.sessions:,}")
         else:
-            sessions = self.tr("%n sessions", "", history.sessions)
-        projects = self.tr("%n projects", "", history.projects)
+            sessions = self.tr("%Ln sessions", "", history.sessions)
+        projects = self.tr("%Ln projects", "", history.projects)
         return self.tr("{sessions} from {projects} in {folder}").format(
             sessions=sessions, projects=projects, folder=where
         )

@@ -70,7 +70,7 @@ class ClaudeMdExporter(QObject):
         if not export.changed:
             self._show_message(
                 self.tr(
-                    "Already up to date: {path} holds these %n memories.",
+                    "Already up to date: {path} holds these %Ln memories.",
                     "",
                     len(export.included),
                 ).format(path=path)
@@ -101,5 +101,5 @@ class ClaudeMdExporter(QObject):
             )
             return
         self._show_message(
-            self.tr("Wrote %n memories to {path}.", "", len(export.included)).format(path=path)
+            self.tr("Wrote %Ln memories to {path}.", "", len(export.included)).format(path=path)
         )

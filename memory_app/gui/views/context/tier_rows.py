@@ -33,11 +33,11 @@ class TierRows(QObject):
     `translate("TierRows", …)`, the same context."""
 
     def tokens(self, n: int) -> str:
-        return self.tr("%n tokens", "", n)
+        return self.tr("%Ln tokens", "", n)
 
     def tier_tokens(self, used: int, share: float, allowance: int) -> str:
         return self.tr(
-            "%n tokens used of this tier's {share}% share ({allowance}); a tier that leaves "
+            "%Ln tokens used of this tier's {share}% share ({allowance}); a tier that leaves "
             "some of its share unused passes it on",
             "",
             used,

@@ -264,15 +264,15 @@ class ContextView(View):
         memories = len(plan.item_ids)
         conflicts = sum(1 for t in plan.tiers for e in t.entries if e.conflict_id is not None)
         parts = [
-            self.tr("{used} of %n tokens used", "", plan.budget).format(used=plan.used),
-            self.tr("%n memories", "", memories),
+            self.tr("{used} of %Ln tokens used", "", plan.budget).format(used=plan.used),
+            self.tr("%Ln memories", "", memories),
         ]
         if conflicts:
-            parts.append(self.tr("%n open conflicts", "", conflicts))
+            parts.append(self.tr("%Ln open conflicts", "", conflicts))
         self.footer.setText(" · ".join(parts))
         self.meter.setRange(0, plan.budget)
         self.meter.setValue(min(plan.used, plan.budget))
-        self.meter.setToolTip(self.tr("%n tokens of the budget left", "", plan.remaining))
+        self.meter.setToolTip(self.tr("%Ln tokens of the budget left", "", plan.remaining))
 
     def show_message(self, text: str, *, error: bool = False) -> None:
         self.message.setText(text)
@@ -302,7 +302,7 @@ class ContextView(View):
     def copy_preview(self) -> None:
         QGuiApplication.clipboard().setText(self.rendered.toPlainText())
         used = self.preview.plan.used if self.preview is not None else 0
-        self.context.events.notify.emit(self.tr("Copied the context (%n tokens).", "", used), None)
+        self.context.events.notify.emit(self.tr("Copied the context (%Ln tokens).", "", used), None)
 
     def export_claude_md(self) -> None:
         """Ask for the file here (a modal picker), then plan and show the diff off-thread."""

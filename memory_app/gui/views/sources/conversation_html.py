@@ -38,49 +38,49 @@ class ConversationHtml(QObject):
     the other words are `translate("ConversationHtml", …)`, the same context."""
 
     def more_lines(self, n: int) -> str:
-        return self.tr("… %n more lines", "", n)
+        return self.tr("… %Ln more lines", "", n)
 
     def more_characters(self, n: int) -> str:
-        return self.tr("… %n more characters", "", n)
+        return self.tr("… %Ln more characters", "", n)
 
     def turns(self, n: int) -> str:
-        return self.tr("%n turns", "", n)
+        return self.tr("%Ln turns", "", n)
 
     def memories(self, n: int) -> str:
-        return self.tr("%n memories", "", n)
+        return self.tr("%Ln memories", "", n)
 
     def secrets_removed(self, n: int, kinds: str) -> str:
         """ "3 secrets removed: 2 AWS keys, 1 password"."""
-        return self.tr("%n secrets removed: {kinds}", "", n).format(kinds=kinds)
+        return self.tr("%Ln secrets removed: {kinds}", "", n).format(kinds=kinds)
 
     def secret_kind(self, kind: str, n: int) -> str:
         """How many secrets of a kind (redaction.KINDS) were removed: "2 AWS keys"."""
         known = {
-            "private-key": self.tr("%n private keys", "", n),
-            "jwt": self.tr("%n JSON web tokens", "", n),
-            "anthropic-key": self.tr("%n anthropic keys", "", n),
-            "openai-key": self.tr("%n openai keys", "", n),
-            "aws-access-key": self.tr("%n AWS keys", "", n),
-            "aws-secret-key": self.tr("%n AWS secret keys", "", n),
-            "github-token": self.tr("%n github tokens", "", n),
-            "gitlab-token": self.tr("%n gitlab tokens", "", n),
-            "slack-token": self.tr("%n slack tokens", "", n),
-            "slack-webhook": self.tr("%n slack webhooks", "", n),
-            "google-api-key": self.tr("%n google api keys", "", n),
-            "stripe-key": self.tr("%n stripe keys", "", n),
-            "npm-token": self.tr("%n npm tokens", "", n),
-            "pypi-token": self.tr("%n pypi tokens", "", n),
-            "huggingface-token": self.tr("%n huggingface tokens", "", n),
-            "sendgrid-key": self.tr("%n sendgrid keys", "", n),
-            "digitalocean-token": self.tr("%n digitalocean tokens", "", n),
-            "twilio-key": self.tr("%n twilio keys", "", n),
-            "azure-storage-key": self.tr("%n azure storage keys", "", n),
-            "bearer-token": self.tr("%n bearer tokens", "", n),
-            "basic-auth": self.tr("%n basic-auth credentials", "", n),
-            "password": self.tr("%n passwords", "", n),
-            "secret": self.tr("%n secrets", "", n),
-            "token": self.tr("%n tokens", "", n),
-            "api-key": self.tr("%n API keys", "", n),
+            "private-key": self.tr("%Ln private keys", "", n),
+            "jwt": self.tr("%Ln JSON web tokens", "", n),
+            "anthropic-key": self.tr("%Ln anthropic keys", "", n),
+            "openai-key": self.tr("%Ln openai keys", "", n),
+            "aws-access-key": self.tr("%Ln AWS keys", "", n),
+            "aws-secret-key": self.tr("%Ln AWS secret keys", "", n),
+            "github-token": self.tr("%Ln github tokens", "", n),
+            "gitlab-token": self.tr("%Ln gitlab tokens", "", n),
+            "slack-token": self.tr("%Ln slack tokens", "", n),
+            "slack-webhook": self.tr("%Ln slack webhooks", "", n),
+            "google-api-key": self.tr("%Ln google api keys", "", n),
+            "stripe-key": self.tr("%Ln stripe keys", "", n),
+            "npm-token": self.tr("%Ln npm tokens", "", n),
+            "pypi-token": self.tr("%Ln pypi tokens", "", n),
+            "huggingface-token": self.tr("%Ln huggingface tokens", "", n),
+            "sendgrid-key": self.tr("%Ln sendgrid keys", "", n),
+            "digitalocean-token": self.tr("%Ln digitalocean tokens", "", n),
+            "twilio-key": self.tr("%Ln twilio keys", "", n),
+            "azure-storage-key": self.tr("%Ln azure storage keys", "", n),
+            "bearer-token": self.tr("%Ln bearer tokens", "", n),
+            "basic-auth": self.tr("%Ln basic-auth credentials", "", n),
+            "password": self.tr("%Ln passwords", "", n),
+            "secret": self.tr("%Ln secrets", "", n),
+            "token": self.tr("%Ln tokens", "", n),
+            "api-key": self.tr("%Ln API keys", "", n),
         }
         if kind in known:
             return known[kind]

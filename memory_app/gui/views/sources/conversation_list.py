@@ -99,9 +99,9 @@ class ConversationList(QWidget):
         total = self.model.rowCount()
         shown = self.proxy.rowCount()
         if shown != total:
-            text = self.tr("{shown} of %n conversations", "", total).format(shown=shown)
+            text = self.tr("{shown} of %Ln conversations", "", total).format(shown=shown)
         else:
-            text = self.tr("%n conversations", "", total)
+            text = self.tr("%Ln conversations", "", total)
         self.count.setText(text)
 
     def selected_resource(self) -> ResourceRecord | None:

@@ -37,15 +37,15 @@ class ImportSummary(QObject):
 
     def summary(self, report: ImportReport) -> str:
         parts = [
-            self.tr("Imported %n conversations", "", report.resources_added),
-            self.tr("%n memories", "", report.items_added),
-            self.tr("%n duplicates reinforced", "", report.items_reinforced),
+            self.tr("Imported %Ln conversations", "", report.resources_added),
+            self.tr("%Ln memories", "", report.items_added),
+            self.tr("%Ln duplicates reinforced", "", report.items_reinforced),
             # "skipped" and "pending" read the same for one and for many in English: a
             # plural form would have nothing to say, so the count is placed.
             self.tr("{count} skipped").format(count=f"{len(report.skipped):,}"),
         ]
         if report.errors:
-            parts.append(self.tr("%n errors", "", len(report.errors)))
+            parts.append(self.tr("%Ln errors", "", len(report.errors)))
         if report.pending:
             parts.append(
                 self.tr("{count} pending (extraction failed, kept, will retry)").format(
@@ -53,7 +53,7 @@ class ImportSummary(QObject):
                 )
             )
         if report.problems:
-            parts.append(self.tr("%n unreadable lines", "", len(report.problems)))
+            parts.append(self.tr("%Ln unreadable lines", "", len(report.problems)))
         if report.cancelled:
             parts.insert(0, self.tr("Import cancelled"))
         return " · ".join(parts)
