@@ -61,6 +61,8 @@ def test_wheel_installs_and_loads_a_form_and_an_icon(tmp_path: Path) -> None:
     assert f"memory_app/_data/resources/icons/hicolor/16x16/apps/{APP_ID}.png" in names
     assert f"memory_app/_data/resources/{APP_ID}.desktop" in names
     assert f"memory_app/_data/resources/{APP_ID}.metainfo.xml" in names
+    # The English plural forms ("1 memory"), compiled.
+    assert "memory_app/_data/resources/translations/memory_app_en.qm" in names
     # The licence the metadata names ships with it, and the window has its gui-script.
     (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
     assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()

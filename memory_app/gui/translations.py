@@ -33,28 +33,30 @@ translate = QCoreApplication.translate
 
 
 def install_translators(app: QCoreApplication, locale: QLocale | None = None) -> list[QTranslator]:
-    """Load Qt's and the app's translations for `locale` (the system's by default) into
-    `app`; returns those found (kept alive by the caller). English needs none."""
+    """Load the app's translation for `locale` (the system's by default) into `app`, with
+    Qt's for the same language, over the English plural forms; returns those installed."""
     locale = locale or QLocale.system()
     loaded: list[QTranslator] = []
     try:
         ours = str(asset_path("resources/translations"))
     except AssetMissingError:
-        ours = ""
-    # Installed last is asked first: the locale's own words, then Qt's, then the English
-    # plural forms ("1 memory"), which every language falls back to.
-    candidates = [
-        (QLocale(QLocale.Language.English), CATALOGUE, ours),
-        (locale, "qtbase", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)),
-        (locale, CATALOGUE, ours),
-    ]
-    for language, name, folder in candidates:
-        translator = QTranslator(app)
-        if folder and translator.load(language, name, "_", folder):
-            if any(t.filePath() == translator.filePath() for t in loaded):
-                continue  # English is both the fallback and the locale
-            app.installTranslator(translator)
-            loaded.append(translator)
+        return loaded  # an installation without the catalogue: plain English
+    english = QTranslator(app)
+    if english.load(QLocale(QLocale.Language.English), CATALOGUE, "_", ours):
+        app.installTranslator(english)  # the plural forms ("1 memory") all fall back to
+        loaded.append(english)
+    own = QTranslator(app)
+    if locale.language() == QLocale.Language.English or not own.load(locale, CATALOGUE, "_", ours):
+        return loaded  # English, or a language without a translation: all English
+    # Qt's words for its own dialogs in the same language (installed last: asked first),
+    # never beside English ones, so a window is in one language or the other.
+    qt_words = QTranslator(app)
+    qt_folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if qt_words.load(locale, "qtbase", "_", qt_folder):
+        app.installTranslator(qt_words)
+        loaded.append(qt_words)
+    app.installTranslator(own)
+    loaded.append(own)
     return loaded
 
 

@@ -41,7 +41,12 @@ from memory_app.domain.records import ITEM_STATUSES, ItemQuery
 from memory_app.gui.app import build_main_window
 from memory_app.gui.context import AppContext
 from memory_app.gui.main_window import MainWindow
-from memory_app.gui.translations import ENGLISH, lrelease_program, update_english
+from memory_app.gui.translations import (
+    ENGLISH,
+    install_translators,
+    lrelease_program,
+    update_english,
+)
 from tests.small_store import build_small_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -272,3 +277,15 @@ def test_a_store_with_memories_shows_the_translation_too(
         problems += [f"{view.key}: {p}" for p in untranslated(view, data, words)]
     problems += [f"status bar: {p}" for p in untranslated(window.statusBar(), data, words)]
     assert problems == [], "\n".join(problems)
+
+
+def test_a_language_without_a_translation_stays_all_english(qapp: QApplication) -> None:
+    """Without memory_app_de.qm a German desktop gets the English window, Qt's dialogs
+    included, not a mixture; English gets its plural forms only."""
+    for locale in (QLocale("de_DE"), QLocale("en_GB")):
+        loaded = install_translators(qapp, locale)
+        try:
+            assert [Path(t.filePath()).name for t in loaded] == ["memory_app_en.qm"]
+        finally:
+            for translator in loaded:
+                qapp.removeTranslator(translator)
