@@ -4,9 +4,9 @@ cancel, errors), the list, and the reader."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable
-from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ from PySide6.QtCore import QPoint, QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QWidget
 
+from memory_app.background import import_in_process
 from memory_app.domain.records import ItemQuery, ResourceRecord
 from memory_app.gui.context import AppContext, StatusModel
 from memory_app.gui.models.resource_table_model import (
@@ -28,7 +29,12 @@ from memory_app.gui.models.resource_table_model import (
     resource_proxy,
     resource_title,
 )
-from memory_app.gui.views.sources import TOOL_PREVIEW_LINES, ReaderColours, SourcesView
+from memory_app.gui.views.sources import (
+    TOOL_PREVIEW_LINES,
+    ReaderColours,
+    SourcesView,
+    import_actions,
+)
 from memory_app.ingest import claude_projects_dir
 from tests.gui.conftest import ScriptedDialogs
 
@@ -269,7 +275,18 @@ def test_a_long_import_keeps_the_window_responsive(
     tmp_path: Path,
     run_until: RunUntil,
     settle: Settle,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The import runs away from the GUI thread (a worker thread hands it to a child
+    process), so the event loop keeps turning and progress arrives while it runs. No
+    wall-clock bound: on a loaded machine a pause says nothing about the code."""
+    threads: list[int] = []
+
+    def import_elsewhere(*args: object, **kwargs: object) -> object:
+        threads.append(threading.get_ident())
+        return import_in_process(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(import_actions, "import_in_process", import_elsewhere)
     folder = tmp_path / "projects"
     files = write_copies(claude_dir / BIG_SAMPLE, folder, 150)
     assert isinstance(context.dialogs, ScriptedDialogs)
@@ -289,9 +306,9 @@ def test_a_long_import_keeps_the_window_responsive(
     timer.stop()
     settle()
 
-    gaps = [b - a for a, b in pairwise(ticks)]
-    assert len(ticks) > 20, "the import finished too fast to measure anything"
-    assert max(gaps) < 0.25, f"the GUI thread stalled for {max(gaps) * 1000:.0f} ms"
+    assert threads and threading.main_thread().ident not in threads
+    # The loop kept turning while the import ran: its timer fired throughout.
+    assert len(ticks) > 20, "the import finished too fast to see the loop turn"
     # Progress arrived while the job ran, not only at the end.
     assert any(0 < v < len(files) for v in values)
     assert any(0 < d < len(files) for d in statuses)

@@ -503,7 +503,10 @@ def test_an_80k_transcript_is_fast() -> None:
     extract(hostile)
     elapsed = time.perf_counter() - start
 
-    assert elapsed < 1.0
+    # A hang guard, not a speed target (that one is benchmarks/, measured in one run):
+    # catastrophic backtracking on the hostile text takes minutes; the work, a fraction
+    # of a second, may wait for a core on a loaded machine.
+    assert elapsed < 20.0
     assert_well_formed(items)
 
 

@@ -334,7 +334,8 @@ def test_the_integrity_check_is_bounded_in_time(tmp_path: Path) -> None:
         assert integrity_problem(conn, budget_s=0.2) is None
     finally:
         conn.close()
-    assert time.monotonic() - started < 1.5
+    # Unbounded, the check takes 5 s; bounded, 0.2 s and whatever a loaded machine adds.
+    assert time.monotonic() - started < 4.0
 
 
 def test_a_damaged_store_opens_read_only(data: Path, store_bytes: bytes) -> None:
