@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from memory_app import (
     __version__,
+    cli_backup,
     cli_completion,
     cli_desktop,
     cli_help,
     cli_maintenance,
+    cli_mirror,
     cli_retrieval,
 )
 from memory_app.domain.jobs import JobState
@@ -35,7 +37,12 @@ from memory_app.domain.search_syntax import SYNTAX_HELP
 from memory_app.domain.usage import UsageSummary
 from memory_app.domain.validation import ValidationError
 from memory_app.extract.base import Extractor, ExtractorError
-from memory_app.extract.factory import EXTRACTOR_CHOICES, default_choice, make_extractor
+from memory_app.extract.factory import (
+    EXTRACTOR_CHOICES,
+    EXTRACTOR_ENV,
+    default_choice,
+    make_extractor,
+)
 from memory_app.store.errors import StoreError
 
 # Only light modules above: `--help`, `--version` and `completion` build the parser and
@@ -47,7 +54,16 @@ if TYPE_CHECKING:
     from memory_app.hooks.slash_command import CommandReport
     from memory_app.service import MemoryService
 
-FORMATS = ("claude-code", "text", "markdown")
+# The importers (memory_app.ingest.FORMATS, not imported here: it loads them all).
+FORMATS = (
+    "claude-code",
+    "codex",
+    "chatgpt",
+    "puffin-history",
+    "puffin-memory",
+    "markdown",
+    "text",
+)
 
 
 def _common() -> argparse.ArgumentParser:
@@ -87,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         type=Path,
         metavar="PATH",
-        help="a conversation file, or a folder of them (such as ~/.claude/projects)",
+        help="a conversation file, or a folder of them (such as ~/.claude/projects or "
+        "~/.codex/sessions); `files DIR` reads a mirror written by `export files DIR`",
     )
     p.add_argument("--format", choices=FORMATS, help="skip auto-detection")
     p.add_argument(
@@ -95,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=EXTRACTOR_CHOICES,
         default=None,
         help="offline rules (the default; MEMORY_APP_EXTRACTOR changes it), claude "
-        "(needs ANTHROPIC_API_KEY), or auto (claude when a key is set, else offline)",
+        "(needs ANTHROPIC_API_KEY), claude-cli (the Claude Code CLI and your Claude "
+        "login), or auto (claude when a key is set, else offline)",
     )
 
     p = add(
@@ -120,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--category")
     p.add_argument("--status", choices=ITEM_STATUSES, default="active")
     p.add_argument("--pinned", action="store_true", help="only pinned memories")
+    p.add_argument("--branch", metavar="NAME", help="only those learnt on that git branch")
     p.add_argument("--limit", type=int, default=100)
     p.add_argument("--offset", type=int, default=0)
 
@@ -130,7 +149,16 @@ def build_parser() -> argparse.ArgumentParser:
     add("stats", "counts at a glance")
     p = add("usage", "tokens and estimated cost of the Claude extractor so far")
     p.add_argument("--runs", type=int, default=0, help="also list the latest N model calls")
-    add("test-connection", "send Claude one tiny request: is the key valid, how fast it answers")
+    p = add(
+        "test-connection", "send Claude one tiny request: is the key valid, how fast it answers"
+    )
+    p.add_argument(
+        "--extractor",
+        choices=("claude", "claude-cli"),
+        default=None,
+        help="what to test: the API key (claude, the default) or the Claude Code CLI "
+        "(claude-cli, the default when MEMORY_APP_EXTRACTOR=claude-cli)",
+    )
 
     p = add("edit", "change a memory")
     p.add_argument("id", type=int, help="the memory's id, as list and search show it")
@@ -146,14 +174,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("forget", "delete a memory (reversible with restore or undo)")
     p.add_argument("id", type=int, help="the memory's id, as list and search show it")
-    p = add("restore", "bring back a forgotten memory")
-    p.add_argument("id", type=int, help="the memory's id, as list and search show it")
+    p = add(
+        "restore",
+        "bring back a forgotten memory (ID), or put a backup in place of the store (PATH; "
+        "the current store is kept in backups/)",
+    )
+    p.add_argument(
+        "id",
+        type=cli_backup.memory_id_or_path,
+        metavar="ID|PATH",
+        help="the memory's id, as list and search show it; or a backup file",
+    )
     p = add("keep", "release a memory held for review (a possible secret) into use")
     p.add_argument("id", type=int, help="the memory's id, as list and search show it")
     add("undo", "undo your last change")
     _add_conflicts(sub, common)
     cli_retrieval.add_parsers(sub, common)
     cli_maintenance.add_parsers(sub, common)
+    cli_mirror.add_parsers(sub, common)  # after cli_retrieval: adds `export files`
+    cli_backup.add_parsers(sub, common)
     cli_desktop.add_parsers(sub, common)
     _add_hooks(sub, common)
     for name, text in (
@@ -332,7 +371,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return run_app(settings)
     if args.command == "test-connection":
-        payload, text, code = _test_connection()
+        payload, text, code = _test_connection(args.extractor)
         return _print(payload, text, as_json, code)
     if args.command == "desktop":  # no store needed
         from memory_app.desktop import DesktopError
@@ -349,6 +388,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         try:
             return _print(*_hooks(args), as_json)
         except SettingsFileError as exc:
+            return _fail(str(exc), as_json)
+    if cli_backup.handles(args):  # the store's file: a restore needs it closed
+        try:
+            return _print(*cli_backup.run(args, settings), as_json)
+        except StoreError as exc:
             return _fail(str(exc), as_json)
     if args.command == "mcp":  # stdout carries the protocol only: no _print
         return _serve_mcp(settings)
@@ -431,10 +475,14 @@ def _extractor(args: argparse.Namespace) -> Extractor | None:
     elsewhere."""
     if args.command not in ("import", "retry", "capture"):
         return None
+    if args.command == "import" and cli_mirror.is_mirror_import(args):
+        return None  # a mirror holds memories already: nothing to extract, no key needed
     return make_extractor(getattr(args, "extractor", None) or default_choice())
 
 
-def _test_connection() -> tuple[Any, str, int]:
+def _test_connection(choice: str | None) -> tuple[Any, str, int]:
+    if (choice or os.environ.get(EXTRACTOR_ENV, "").strip().lower()) == "claude-cli":
+        return _test_cli_connection()
     from memory_app.extract.claude import check_connection
     from memory_app.extract.claude_settings import ClaudeSettings
     from memory_app.extract.credentials import NO_KEY_MESSAGE, find_api_key
@@ -456,6 +504,28 @@ def _test_connection() -> tuple[Any, str, int]:
     }
     if check.ok:
         return payload, f"Connected: {check.message} (key from {key.source}).", 0
+    return payload, f"memory-app: error: {check.message}", 1
+
+
+def _test_cli_connection() -> tuple[Any, str, int]:
+    """`test-connection` for the Claude Code CLI: one tiny call, one line."""
+    from memory_app.extract.claude_cli import check_cli_connection
+    from memory_app.extract.claude_cli_settings import ClaudeCliSettings
+    from memory_app.extract.claude_settings import ClaudeSettings
+
+    try:
+        check = check_cli_connection(ClaudeSettings.from_env(), ClaudeCliSettings.from_env())
+    except ValueError as exc:
+        return {"ok": False, "error": str(exc)}, f"memory-app: error: {exc}", 1
+    payload = {
+        "ok": check.ok,
+        "model": check.model,
+        "latency_ms": check.latency_ms,
+        "message": check.message,
+        "extractor": "claude-cli",
+    }
+    if check.ok:
+        return payload, f"Connected: {check.message}.", 0
     return payload, f"memory-app: error: {check.message}", 1
 
 
@@ -590,6 +660,7 @@ def _brief(r: MemoryRecord) -> dict[str, Any]:
     keys = ("id", "category", "type", "content", "confidence", "importance", "status", "pinned")
     data = {k: getattr(r, k) for k in keys}
     data["tags"] = list(r.tags)
+    data["branch"] = r.branch  # the git branch it was learnt on (None: none)
     data["extracted_at"] = r.extracted_at.isoformat()
     if r.score is not None:
         data["score"] = round(r.score, 4)
@@ -608,6 +679,7 @@ def _list(service: MemoryService, args: argparse.Namespace) -> Output:
         category=args.category,
         status=args.status,
         pinned=True if args.pinned else None,
+        branch=args.branch,
         limit=args.limit,
         offset=args.offset,
     )
@@ -625,7 +697,8 @@ def _show(service: MemoryService, args: argparse.Namespace) -> Output:
         f"Category:    {item.category} ({item.type})",
         f"Confidence:  {item.confidence:.2f}   importance {item.importance:.2f}",
         f"Tags:        {', '.join(item.tags) or '—'}",
-        f"Scope:       {item.scope}{' · ' + item.project if item.project else ''}",
+        f"Scope:       {item.scope}{' · ' + item.project if item.project else ''}"
+        + (f" · branch {item.branch}" if item.branch else ""),
         f"Extracted:   {item.extracted_at:%Y-%m-%d %H:%M} by {item.extractor or 'hand'}",
         f"Seen:        {item.reinforcement_count + 1}×, used {item.access_count}×",
     ]
@@ -856,7 +929,7 @@ def _demo(service: MemoryService, args: argparse.Namespace) -> Output:
 
 
 _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
-    "import": _import,
+    "import": cli_mirror.with_import_files(_import),
     "retry": _retry,
     "search": _search,
     "list": _list,
@@ -875,6 +948,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "slash": _slash,
     **cli_retrieval.HANDLERS,
     **cli_maintenance.HANDLERS,
+    **cli_mirror.HANDLERS,  # `export` again, with `export files` beside claude-md
 }
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ EXAMPLES: dict[str, str] = {
   memory-app list --category coding_preferences --status active
   memory-app list --pinned
   memory-app list --limit 20 --offset 20 --json   # the second page, for scripts
+  memory-app list --branch feature/auth           # learnt on that git branch
 """,
     "show": """
   memory-app show 1          # content, category, confidence, source, history
@@ -69,10 +70,19 @@ EXAMPLES: dict[str, str] = {
     "context": """
   memory-app context "fix the flaky login test" --budget 1000
   memory-app context --project ~/code/app --json
+  memory-app context "add the login form" --branch feature/auth   # and the base memories
 """,
     "export": """
   memory-app export claude-md CLAUDE.md --dry-run   # show the diff, write nothing
   memory-app export claude-md CLAUDE.md             # your own text in it is kept
+  memory-app export claude-md CLAUDE.md --branch feature/auth   # base + that branch
+  memory-app export files ~/memory-mirror           # the store as files, for git
+  memory-app import files ~/memory-mirror           # read a mirror back (another machine)
+""",
+    "backup": """
+  memory-app backup                       # a dated copy in the data folder's backups/
+  memory-app backup ~/memory-copy.db      # or this file (a folder: a dated file in it)
+  memory-app restore ~/memory-copy.db     # put it back; the current store is kept aside
 """,
     "maintenance": """
   memory-app maintenance run nightly --dry-run   # what it would merge, archive, re-index

@@ -12,6 +12,7 @@ Argument parsing and printing only; the work is in MemoryService.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ from memory_app.domain.records import MaintenanceRunRecord
 
 if TYPE_CHECKING:
     from memory_app.service import MemoryService
+
+log = logging.getLogger(__name__)
 
 Output = tuple[Any, str]
 
@@ -92,6 +95,8 @@ def maintenance(service: MemoryService, args: argparse.Namespace) -> Output:
 def _run(service: MemoryService, args: argparse.Namespace) -> Output:
     kinds = [s.kind for s in service.due_jobs()] if args.kind == "due" else [args.kind]
     silent = args.quiet or getattr(args, "json", False)  # --json is absent unless given
+    if not args.dry_run:
+        _daily_backup(service, silent)
     job = JobState(on_progress=None if silent else _progress)
     records = [
         service.run_maintenance(k, dry_run=args.dry_run, apply=not args.review, job=job)
@@ -108,6 +113,22 @@ def _run(service: MemoryService, args: argparse.Namespace) -> Output:
     if not records:
         return payload, "Nothing is due."
     return payload, "\n\n".join(describe_run(r) for r in records)
+
+
+def _daily_backup(service: MemoryService, silent: bool) -> None:
+    """The automatic backup, when the newest is a day old (MEMORY_APP_BACKUP_KEEP: how
+    many are kept, 0 none). A failure is said on stderr; the maintenance still runs."""
+    from memory_app.operations.backups import keep_from_env, take_daily_backup
+    from memory_app.store.errors import StoreError
+
+    try:
+        made = take_daily_backup(service, keep_from_env())
+    except (ValueError, StoreError) as exc:
+        log.warning("the daily backup was not taken: %s", exc)
+        print(f"memory-app: warning: the daily backup was not taken: {exc}", file=sys.stderr)
+        return
+    if made is not None and not silent:
+        print(f"Daily backup: {made.path}", file=sys.stderr)
 
 
 def _progress(done: int, total: int, message: str) -> None:

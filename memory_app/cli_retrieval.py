@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memory_app.domain.branches import DEFAULT_BASE_BRANCHES, BranchScope, learnt_branch
 from memory_app.domain.budget import ContextPlan
 from memory_app.domain.claude_md import DEFAULT_MAX_CHARS
 from memory_app.domain.records import ITEM_STATUSES
@@ -45,13 +46,24 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="tokens (about 4 chars)")
     p.add_argument("--project", help="that project's memories and global ones")
     p.add_argument("--exclude", type=int, action="append", default=[], help="memory id")
+    _branch_options(p)
 
     p = add("export", "write memory where the assistant reads it")
     inner = p.add_subparsers(dest="export_target", metavar="TARGET", required=True)
     text = "write the managed memory block into a CLAUDE.md (your own text is kept)"
     q = inner.add_parser("claude-md", help=text, description=text, parents=[common])
-    q.add_argument("path", type=Path, help="the CLAUDE.md to update (created if missing)")
-    q.add_argument("--project", help="that project's memories and global ones")
+    q.add_argument(
+        "path",
+        type=Path,
+        nargs="?",
+        help="the CLAUDE.md to update (created if missing); with --branches, by default "
+        "the one at the top of the git repository",
+    )
+    q.add_argument(
+        "--project",
+        help="that project's memories and global ones (with --branches, by default the "
+        "git repository's folder)",
+    )
     q.add_argument("--max-chars", type=int, default=DEFAULT_MAX_CHARS)
     q.add_argument(
         "--via",
@@ -59,6 +71,40 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         help="put the block in this file instead and import it from PATH with @file",
     )
     q.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    _branch_options(q)
+    q.add_argument(
+        "--branches",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="seed 001's branch memory: write CLAUDE_base.md and one CLAUDE_{branch}.md "
+        "per branch with memories into DIR (default: .claude at the top of the git "
+        "repository) and switch the block to the checked-out branch; run it again after "
+        "a git checkout (or see --install-hook)",
+    )
+    q.add_argument(
+        "--install-hook",
+        action="store_true",
+        help="with --branches: also install a git post-checkout hook that runs this "
+        "export on every branch checkout",
+    )
+
+
+def _branch_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--branch",
+        metavar="NAME",
+        help="only what that git branch sees: its own memories and the base ones (learnt "
+        "on no branch or on the default branch)",
+    )
+    p.add_argument(
+        "--base-branch",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="the default branch, whose memories every branch sees; repeatable (default: "
+        "the repository's, else main and master)",
+    )
 
 
 def _date(value: str) -> datetime:
@@ -105,19 +151,55 @@ def context(service: MemoryService, args: argparse.Namespace) -> Output:
         project=args.project,
         budget=args.budget,
         exclude=frozenset(args.exclude),
+        branch=_scope(args),
     )
     plan = service.build_context(request, record_access=True)
     return plan_json(plan), plan.render()
 
 
+def _base(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(args.base_branch)) or DEFAULT_BASE_BRANCHES
+
+
+def _scope(args: argparse.Namespace) -> BranchScope | None:
+    if args.branch is None:
+        return None
+    return BranchScope.working_on(_named_branch(args.branch), _base(args))
+
+
+def _named_branch(name: str) -> str:
+    branch = learnt_branch(name)
+    if branch is None:
+        raise ValueError(f"--branch {name!r} names no branch")
+    return branch
+
+
 def export(service: MemoryService, args: argparse.Namespace) -> Output:
+    if args.branches is not None:
+        if args.branch is not None:
+            raise ValueError(
+                "--branch and --branches do not go together: --branches "
+                "follows the checked-out branch"
+            )
+        return _export_branches(service, args)
+    if args.install_hook:
+        raise ValueError("--install-hook goes with --branches")
+    if args.path is None:
+        raise ValueError("name the CLAUDE.md to update (or use --branches in a git repository)")
+    branch = None if args.branch is None else _named_branch(args.branch)
     plan = service.plan_claude_md(
-        args.path, project=args.project, max_chars=args.max_chars, via=args.via
+        args.path,
+        project=args.project,
+        max_chars=args.max_chars,
+        via=args.via,
+        branch=branch,
+        base=_base(args),
     )
     diff = plan.diff()
     payload: dict[str, Any] = {
         "path": str(args.path),
         "via": str(args.via) if args.via else None,
+        "branch": branch,
         "changed": plan.changed,
         "included": list(plan.included),
         "dropped": list(plan.dropped),
@@ -139,6 +221,115 @@ def export(service: MemoryService, args: argparse.Namespace) -> Output:
     service.write_claude_md(plan)
     payload["written"] = True
     return payload, f"Wrote {len(plan.included)} memories to {args.path}.{tail}"
+
+
+def _export_branches(service: MemoryService, args: argparse.Namespace) -> Output:
+    """`export claude-md --branches [DIR]`: the branch files and the switched block."""
+    from memory_app.retrieval.branch_export import BASE_FILE
+    from memory_app.retrieval.git_checkout import checkout_of
+
+    chosen = Path(args.branches) if args.branches else None
+    checkout = checkout_of(args.path.parent if args.path else chosen or Path.cwd())
+    folder = chosen or checkout.top / ".claude"  # made when missing, as Puffin does
+    target = args.path or checkout.top / "CLAUDE.md"
+    base = tuple(dict.fromkeys(args.base_branch)) or checkout.base
+    project = args.project or str(checkout.top)
+    plan = service.plan_branch_files(
+        checkout,
+        folder=folder,
+        target=target,
+        project=project,
+        base=base,
+        max_chars=args.max_chars,
+        via=args.via,
+        make_folder=chosen is None,
+    )
+    diff = plan.diff()
+    branch = checkout.branch or "a detached HEAD"
+    payload: dict[str, Any] = {
+        "repository": str(checkout.top),
+        "branch": checkout.branch,
+        "base_branches": list(base),
+        "project": project,
+        "folder": str(folder),
+        "files": [
+            {
+                "path": str(f.plan.path),
+                "branch": f.branch,
+                "included": list(f.included),
+                "dropped": list(f.dropped),
+                "changed": f.plan.changed,
+            }
+            for f in plan.files
+        ],
+        "removed": [str(path) for path, _ in plan.removed],
+        "claude_md": {
+            "path": str(target),
+            "via": str(args.via) if args.via else None,
+            "included": list(plan.block.included),
+            "dropped": list(plan.block.dropped),
+            "conflicted": list(plan.block.conflicted),
+            "changed": plan.block.changed,
+        },
+        "changed": plan.changed,
+        "diff": diff,
+        "written": False,
+        "hook": None,
+    }
+    lines = []
+    if args.dry_run or not plan.changed:
+        lines.append("Already up to date." if not plan.changed else diff.rstrip("\n"))
+    else:
+        service.write_branch_files(plan)
+        payload["written"] = True
+        others = len(plan.files) - 1
+        lines.append(
+            f"Wrote {BASE_FILE} and {others} branch file{'s' if others != 1 else ''} to "
+            f"{folder}; the block in {target} holds the base memories and {branch}'s "
+            f"({len(plan.block.included)} memories)."
+        )
+        if plan.removed:
+            lines.append(f"Removed {len(plan.removed)} file(s) of branches without memories.")
+    if plan.block.dropped:
+        lines.append(
+            f"{len(plan.block.dropped)} left out of the block by the size cap (--max-chars)."
+        )
+    if plan.block.conflicted:
+        lines.append(
+            f"{len(plan.block.conflicted)} in unresolved conflicts left out "
+            "(resolve them: memory-app conflicts list)."
+        )
+    if args.install_hook:
+        from memory_app.retrieval.checkout_hook import install
+
+        hook = install(checkout.top, _hook_arguments(args, folder, target), dry_run=args.dry_run)
+        payload["hook"] = str(hook.path)
+        lines.append(hook.message)
+    return payload, "\n".join(lines)
+
+
+def _hook_arguments(args: argparse.Namespace, folder: Path, target: Path) -> list[str]:
+    """This export's options with absolute paths: what the hook runs after a checkout."""
+    words = [
+        "export",
+        "claude-md",
+        str(target.absolute()),
+        "--branches",
+        str(folder.absolute()),
+        "--max-chars",
+        str(args.max_chars),
+    ]
+    if args.project:
+        words += ["--project", args.project]
+    if args.via:
+        words += ["--via", str(args.via.absolute())]
+    for name in args.base_branch:
+        words += ["--base-branch", name]
+    if getattr(args, "data_dir", None):
+        words += ["--data-dir", str(Path(args.data_dir).absolute())]
+    if getattr(args, "db_url", None):
+        words += ["--db-url", args.db_url]
+    return words
 
 
 def plan_json(plan: ContextPlan) -> dict[str, Any]:

@@ -129,6 +129,16 @@ class MemoryService(
         finally:
             self.db.close()
 
+    def reopen(self) -> None:
+        """Open the store's file again after `close()`, as if new: a restore may have put
+        another store in its place, so nothing read from the previous one is kept."""
+        self.db = Database(self.db.url, backup_dir=self.db.backup_dir)
+        self.retrieval_cache = QueryCache()
+        self.access_log = AccessLog()
+        if self.db.damage is None:
+            with self.db.writing() as session:
+                repo.ensure_categories(session, DEFAULT_CATEGORIES)
+
     # -- memorize ---------------------------------------------------------------------
 
     def search(
@@ -174,9 +184,11 @@ class MemoryService(
         category: str | None = None,
         status: str | None = "active",
         pinned: bool | None = None,
+        branch: str | None = None,
         limit: int = 100,
         offset: int = 0,
     ) -> list[MemoryRecord]:
+        """Memories newest first; `branch`: learnt on that git branch."""
         with self.db.reading() as session:
             if category is not None:
                 self._require_category(session, category)
@@ -188,6 +200,7 @@ class MemoryService(
                 category=category,
                 statuses=statuses,
                 pinned=pinned,
+                branch=branch,
                 limit=limit,
                 offset=offset,
             )

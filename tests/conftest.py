@@ -26,6 +26,7 @@ def isolated_user_dirs(
     monkeypatch.delenv("MEMORY_APP_DB_URL", raising=False)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)  # Claude Code's folder: ~/.claude
+    monkeypatch.delenv("CODEX_HOME", raising=False)  # the Codex CLI's folder: ~/.codex
     # keyring is installed with the test extra: no test may read or write the real one.
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 

@@ -68,9 +68,20 @@ def system_tool(name: str) -> str:
     pytest.skip(message)
 
 
+def make_version_4(db: Path) -> None:
+    """Turn a current store into one made by schema version 4: without the memories'
+    branch (version 5), so opening it migrates (and backs it up first)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP INDEX ix_memory_item_branch")
+        conn.execute("ALTER TABLE memory_item DROP COLUMN branch")
+        conn.execute("PRAGMA user_version = 4")
+    conn.close()
+
+
 def make_version_2(db: Path) -> None:
     """Turn a current store into one made by schema version 2: without what versions 3
-    and 4 add, so opening it migrates (and backs it up first)."""
+    to 5 add, so opening it migrates (and backs it up first)."""
+    make_version_4(db)
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE injection_memory")
         conn.execute("DROP TABLE injection")
@@ -87,10 +98,14 @@ def make_version_2(db: Path) -> None:
 
 
 def claude_session_file(
-    path: Path, session: str, cwd: str, exchanges: Sequence[tuple[datetime, str, str]]
+    path: Path,
+    session: str,
+    cwd: str,
+    exchanges: Sequence[tuple[datetime, str, str]],
+    branch: str | None = None,
 ) -> Path:
     """A Claude Code session file: (time of the prompt, prompt, answer) per exchange, the
-    answer four seconds after its prompt."""
+    answer four seconds after its prompt; `branch`: the `gitBranch` every line carries."""
     lines: list[dict[str, Any]] = []
     for when, prompt, answer in exchanges:
         for role, text, at in (("user", prompt, when), ("assistant", answer, when)):
@@ -104,6 +119,7 @@ def claude_session_file(
                     "timestamp": at.isoformat().replace("+00:00", "Z"),
                     "uuid": f"{role}-{len(lines)}",
                     "message": {"role": role, "content": content},
+                    **({"gitBranch": branch} if branch is not None else {}),
                 }
             )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")

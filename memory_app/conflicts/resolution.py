@@ -115,6 +115,8 @@ def _merge(r: Resolution, merged_content: str | None) -> MemoryItemRow:
         importance=max(i.importance for i in r.items),
         scope=newest.scope,
         project=newest.project,
+        # One branch's memories merged stay that branch's; across branches, base.
+        branch=newest.branch if len({i.branch for i in r.items}) == 1 else None,
         tags=sorted({t for i in r.items for t in i.tags}),
         source_resource_id=newest.source_resource_id,
         extractor="user",

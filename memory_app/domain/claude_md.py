@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -84,36 +84,73 @@ def render_block(
     reached, then remaining content is dropped"), so a low-priority line never takes the
     place of a more important one that was too long.
     """
-    head = f"{BEGIN_MARKER}\n## {_one_line(title)}\n\n"
+    return render_parts([BlockPart(title, tuple(lines))], max_chars=max_chars)
+
+
+@dataclass(frozen=True)
+class BlockPart:
+    """One titled part of a block: the base memories, or one branch's (seed 001 §7).
+
+    Parts are shown in the order given and filled by `priority` (lower first, then that
+    order): a branch's own memories may go in before the base ones, though shown after."""
+
+    title: str
+    lines: tuple[BlockLine, ...]
+    priority: int = 0
+
+
+def branch_title(branch: str) -> str:
+    return f"Branch memory: {branch}"
+
+
+def render_parts(
+    parts: Sequence[BlockPart],
+    *,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    opener: str = BEGIN_MARKER + "\n",
+    closer: str = END_MARKER,
+) -> RenderedBlock:
+    """Titled parts between `opener` and `closer`, capped as `render_block` says: the
+    first part's title always shows, a later part's only with its first line."""
+    head = f"{opener}## {_one_line(parts[0].title)}\n\n"
     empty_body = f"{EMPTY_NOTE}\n\n"
-    minimum = len(head) + len(empty_body) + len(END_MARKER)
+    minimum = len(head) + len(empty_body) + len(closer)
     if max_chars < minimum:
         raise ValueError(
             f"max_chars={max_chars} is too small for the managed block: "
             f"it needs at least {minimum} characters even without memories"
         )
-    budget = max_chars - len(head) - len(END_MARKER)
-    chunks: list[str] = []
+    budget = max_chars - len(head) - len(closer)
+    bodies: dict[int, list[str]] = {}
     included: list[int] = []
     dropped: list[int] = []
     full = False
-    for name, section in _by_section(lines):
-        heading = f"### {name}\n\n"
-        body: list[str] = []
-        for line in section:
-            text = f"{_line_text(line)}\n"
-            # A section costs its heading and one trailing blank line once, with its first line.
-            cost = len(text) if body else len(heading) + len(text) + 1
-            if full or cost > budget:
-                full = True
-                dropped.append(line.item_id)
-                continue
-            budget -= cost
-            body.append(text)
-            included.append(line.item_id)
-        if body:
-            chunks.append(heading + "".join(body) + "\n")
-    text = head + ("".join(chunks) or empty_body) + END_MARKER
+    order = sorted(range(len(parts)), key=lambda n: (parts[n].priority, n))
+    for number in order:
+        title = "" if number == 0 else f"## {_one_line(parts[number].title)}\n\n"
+        chunks: list[str] = []
+        for name, section in _by_section(parts[number].lines):
+            heading = f"### {name}\n\n"
+            body: list[str] = []
+            for line in section:
+                text = f"{_line_text(line)}\n"
+                # A section costs its heading and one trailing blank line once, with its
+                # first line; a part its title, with its first line.
+                cost = len(text) if body else len(heading) + len(text) + 1
+                cost += 0 if chunks or body else len(title)
+                if full or cost > budget:
+                    full = True
+                    dropped.append(line.item_id)
+                    continue
+                budget -= cost
+                body.append(text)
+                included.append(line.item_id)
+            if body:
+                chunks.append(heading + "".join(body) + "\n")
+        if chunks:
+            bodies[number] = [title, *chunks]
+    shown = "".join("".join(bodies.get(n, ())) for n in range(len(parts)))
+    text = head + (shown or empty_body) + closer
     assert len(text) <= max_chars, "the cap accounting is wrong"
     return RenderedBlock(text, tuple(included), tuple(dropped))
 

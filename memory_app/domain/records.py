@@ -43,6 +43,7 @@ class MemoryRecord:
     reinforcement_count: int = 0
     project: str | None = None
     session_id: str | None = None
+    branch: str | None = None  # the git branch it was learnt on (seed 001 branch memory)
     context: str | None = None
     source_resource_id: int | None = None
     turn_start: int | None = None
@@ -275,6 +276,10 @@ SORT_KEYS = (
 )
 
 
+# ItemQuery.branch for memories learnt on no branch (git allows no empty branch name).
+NO_BRANCH = ""
+
+
 @dataclass(frozen=True)
 class ItemQuery:
     """What the memory table shows: filters, order and the page wanted."""
@@ -288,6 +293,8 @@ class ItemQuery:
     since: datetime | None = None  # extracted at or after
     until: datetime | None = None  # extracted before
     source_resource_id: int | None = None
+    # Learnt on this git branch; NO_BRANCH: on none; None: any branch.
+    branch: str | None = None
     sort_key: str | None = None  # None: relevance when searching, else newest first
     descending: bool = True
     offset: int = 0

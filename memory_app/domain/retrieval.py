@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memory_app.domain.branches import BranchScope
 from memory_app.domain.records import ITEM_STATUSES, MemoryRecord
 from memory_app.domain.scoring import DEFAULT_HALF_LIFE_DAYS, RankingWeights, ScoreBreakdown
 
@@ -24,7 +25,8 @@ class RetrievalFilters:
     """Which memories may be returned. Empty tuples mean "any".
 
     `project`: memories of that project (or of a project holding that folder) plus
-    global ones. `since`/`until`: when the
+    global ones. `branch`: only the memories that git branch sees (its own and the base
+    ones, domain/branches.py); None: every branch's. `since`/`until`: when the
     memory was said. `valid_at`: time travel, what was valid at that moment (validity
     is always applied; without it, validity now).
     """
@@ -40,6 +42,7 @@ class RetrievalFilters:
     valid_at: datetime | None = None
     exclude_ids: frozenset[int] = frozenset()
     pinned_only: bool = False
+    branch: BranchScope | None = None
 
     def __post_init__(self) -> None:
         unknown = [s for s in self.statuses or () if s not in ITEM_STATUSES]

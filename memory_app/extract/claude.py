@@ -30,6 +30,9 @@ Compression (seed 000 §6.3's `compressItems`) sends a category's older memories
 strongest first and as many as fit, and renders the topics of the answer as the digest
 the deterministic `memory_app.domain.digest.compress` would write.
 
+`ModelExtractor` holds all of this but the transport; `ClaudeExtractor` asks the Messages
+API, `memory_app.extract.claude_cli.ClaudeCliExtractor` the Claude Code CLI.
+
 Why `messages.create` with `output_config.format` rather than `messages.parse`: parse
 validates inside the SDK and raises before we can read the response's token usage, and
 tokens spent on an invalid answer still cost money. The request is the same one parse
@@ -157,71 +160,37 @@ class ConnectionCheck:
     message: str
 
 
-class ClaudeExtractor:
-    """Extracts memories, evolves category summaries and compresses older memories with
-    Claude."""
+class ModelExtractor:
+    """What the Claude extractors share, whatever carries the question (the Messages API
+    here, the Claude Code CLI in claude_cli.py): chunking, the prompts, validation and the
+    retries of invalid answers, evolution, compression, usage and the circuit breaker.
+    A subclass says how one prompt is answered (`_reply`) and how a skipped call reads."""
 
     name = "claude"
     # The service lists existing memories for `extract` only to extractors that read them.
     reads_known_memories = True
 
-    def __init__(
-        self,
-        api_key: ApiKey | str | None = None,
-        settings: ClaudeSettings | None = None,
-        *,
-        client: anthropic.Anthropic | None = None,
-    ) -> None:
-        """Give a key (the client is built from the settings) or a ready client (tests,
-        or a caller with its own transport); the key is then read from the client."""
+    def __init__(self, settings: ClaudeSettings | None = None) -> None:
         self.settings = settings or ClaudeSettings()
-        key: ApiKey | None
-        if client is None:
-            if api_key is None:
-                raise ExtractorError(NO_KEY_MESSAGE)
-            key = api_key if isinstance(api_key, ApiKey) else ApiKey(api_key)
-            client = anthropic.Anthropic(
-                api_key=key.reveal(),
-                base_url=self.settings.base_url,
-                timeout=_timeout(self.settings.timeout, self.settings.connect_timeout),
-                max_retries=self.settings.max_retries,
-            )
-        else:
-            given = api_key.reveal() if isinstance(api_key, ApiKey) else api_key
-            given = given or client.api_key
-            key = ApiKey(given) if given else None
-        self._key = key
-        self._client = client
         self._local = threading.local()
         self._auth_failure: str | None = None
-        # The circuit breaker: why the API was unreachable, and when it last mattered.
+        # The circuit breaker: why the model was unreachable, and when it last mattered.
         self._breaker = threading.Lock()
         self._unreachable: str | None = None
         self._unreachable_seen = 0.0
-
-    def __repr__(self) -> str:
-        return f"ClaudeExtractor(model={self.settings.model!r})"
 
     @property
     def model(self) -> str:
         return self.settings.model
 
     @property
-    def client(self) -> anthropic.Anthropic:
-        """The API client, shared with the contradiction judge (same key and transport)."""
-        return self._client
-
-    @property
     def max_input_chars(self) -> int:
         """How much of a conversation the service may hand over (it is chunked here)."""
         return self.settings.max_conversation_chars
 
-    def close(self) -> None:
-        self._client.close()
-
     def begin_import(self) -> None:
-        """Ask the API again: a new import may follow a fixed network (the service calls
-        this when an import starts)."""
+        """Ask the model again: a new import may follow a fixed network or a fixed
+        installation (the service calls this when an import starts)."""
         with self._breaker:
             self._unreachable = None
 
@@ -412,6 +381,125 @@ class ClaudeExtractor:
             self._local.pending = []
         self._local.pending.append(usage)
 
+    # -- one question, validated -----------------------------------------------------------
+
+    def _ask(
+        self,
+        system: str | None,
+        prompt: str,
+        response_type: type[R],
+        convert: Callable[[R], T],
+        meter: _Meter,
+    ) -> T:
+        attempts = self.settings.invalid_retries + 1
+        problem: str | None = None
+        for attempt in range(1, attempts + 1):
+            text_prompt = prompt if problem is None else prompt + retry_note(problem)
+            text, stop_reason = self._reply(system, text_prompt, response_type, meter)
+            if stop_reason == "max_tokens":
+                raise _Truncated
+            if stop_reason == "refusal":
+                problem = "the model declined to answer"
+            else:
+                try:
+                    return convert(response_type.model_validate_json(text))
+                except ValueError as exc:  # pydantic's ValidationError is a ValueError
+                    problem = _describe_invalid(exc)
+            log.warning(
+                "invalid answer from Claude (attempt %d of %d): %s", attempt, attempts, problem
+            )
+        raise ExtractorError(
+            self._scrub(f"Claude's answer was not valid after {attempts} attempts: {problem}")
+        )
+
+    def _reply(
+        self,
+        system: str | None,
+        prompt: str,
+        response_type: type[pydantic.BaseModel],
+        meter: _Meter,
+    ) -> tuple[str, str | None]:
+        """The model's answer text to one prompt and why it stopped (None: unknown);
+        raises ExtractorError when there is no answer. Counts the request in `meter`."""
+        raise NotImplementedError
+
+    # -- errors people can act on ---------------------------------------------------------
+
+    def _refuse_when_broken(self) -> None:
+        # A rejected key stays rejected: fail the rest of an import at once instead of
+        # sending every remaining conversation to be refused again.
+        if self._auth_failure is not None:
+            raise ExtractorError(self._auth_failure)
+        # An unreachable API likewise, until a new import or a quiet pause: every
+        # conversation would otherwise wait the full timeouts and retries again.
+        with self._breaker:
+            if self._unreachable is None:
+                return
+            now = time.monotonic()
+            if now - self._unreachable_seen >= self.settings.unreachable_pause:
+                self._unreachable = None
+                return
+            why = self._unreachable  # a refusal sends nothing: the pause is not renewed
+        raise ExtractorError(self._skipped(why))
+
+    def _skipped(self, why: str) -> str:
+        """Why a call was not even tried: the model was found unreachable `why`."""
+        raise NotImplementedError
+
+    def _trip(self, why: str) -> None:
+        if self.settings.unreachable_pause > 0:
+            with self._breaker:
+                self._unreachable = why
+                self._unreachable_seen = time.monotonic()
+
+    def _scrub(self, text: str) -> str:
+        """`text` without any credential (the API extractor removes its key)."""
+        return text
+
+
+class ClaudeExtractor(ModelExtractor):
+    """Extracts memories, evolves category summaries and compresses older memories with
+    Claude, through the Anthropic Messages API."""
+
+    def __init__(
+        self,
+        api_key: ApiKey | str | None = None,
+        settings: ClaudeSettings | None = None,
+        *,
+        client: anthropic.Anthropic | None = None,
+    ) -> None:
+        """Give a key (the client is built from the settings) or a ready client (tests,
+        or a caller with its own transport); the key is then read from the client."""
+        super().__init__(settings)
+        key: ApiKey | None
+        if client is None:
+            if api_key is None:
+                raise ExtractorError(NO_KEY_MESSAGE)
+            key = api_key if isinstance(api_key, ApiKey) else ApiKey(api_key)
+            client = anthropic.Anthropic(
+                api_key=key.reveal(),
+                base_url=self.settings.base_url,
+                timeout=_timeout(self.settings.timeout, self.settings.connect_timeout),
+                max_retries=self.settings.max_retries,
+            )
+        else:
+            given = api_key.reveal() if isinstance(api_key, ApiKey) else api_key
+            given = given or client.api_key
+            key = ApiKey(given) if given else None
+        self._key = key
+        self._client = client
+
+    def __repr__(self) -> str:
+        return f"ClaudeExtractor(model={self.settings.model!r})"
+
+    @property
+    def client(self) -> anthropic.Anthropic:
+        """The API client, shared with the contradiction judge (same key and transport)."""
+        return self._client
+
+    def close(self) -> None:
+        self._client.close()
+
     # -- connection check ----------------------------------------------------------------
 
     def test_connection(self) -> ConnectionCheck:
@@ -442,36 +530,22 @@ class ClaudeExtractor:
             True, answer.model, latency, f"{answer.model} answered in {latency} ms"
         )
 
-    # -- one question, validated -----------------------------------------------------------
-
-    def _ask(
+    def _reply(
         self,
         system: str | None,
         prompt: str,
-        response_type: type[R],
-        convert: Callable[[R], T],
+        response_type: type[pydantic.BaseModel],
         meter: _Meter,
-    ) -> T:
-        attempts = self.settings.invalid_retries + 1
-        problem: str | None = None
-        for attempt in range(1, attempts + 1):
-            text_prompt = prompt if problem is None else prompt + retry_note(problem)
-            message = self._call(system, text_prompt, response_type, meter)
-            if message.stop_reason == "max_tokens":
-                raise _Truncated
-            text = "".join(b.text for b in message.content if b.type == "text")
-            if message.stop_reason == "refusal":
-                problem = "the model declined to answer"
-            else:
-                try:
-                    return convert(response_type.model_validate_json(text))
-                except ValueError as exc:  # pydantic's ValidationError is a ValueError
-                    problem = _describe_invalid(exc)
-            log.warning(
-                "invalid answer from Claude (attempt %d of %d): %s", attempt, attempts, problem
-            )
-        raise ExtractorError(
-            self._scrub(f"Claude's answer was not valid after {attempts} attempts: {problem}")
+    ) -> tuple[str, str | None]:
+        message = self._call(system, prompt, response_type, meter)
+        text = "".join(b.text for b in message.content if b.type == "text")
+        return text, message.stop_reason
+
+    def _skipped(self, why: str) -> str:
+        return (
+            f"Anthropic API unreachable, skipped: an earlier request {why}; the next "
+            f"import or retry (or a request after {self.settings.unreachable_pause:g} s "
+            "without any) asks again"
         )
 
     def _call(
@@ -506,35 +580,6 @@ class ClaudeExtractor:
             raise ExtractorError(self._not_a_message(problem))
         meter.add(message.usage)
         return message
-
-    # -- errors people can act on ---------------------------------------------------------
-
-    def _refuse_when_broken(self) -> None:
-        # A rejected key stays rejected: fail the rest of an import at once instead of
-        # sending every remaining conversation to be refused again.
-        if self._auth_failure is not None:
-            raise ExtractorError(self._auth_failure)
-        # An unreachable API likewise, until a new import or a quiet pause: every
-        # conversation would otherwise wait the full timeouts and retries again.
-        with self._breaker:
-            if self._unreachable is None:
-                return
-            now = time.monotonic()
-            if now - self._unreachable_seen >= self.settings.unreachable_pause:
-                self._unreachable = None
-                return
-            why = self._unreachable  # a refusal sends nothing: the pause is not renewed
-        raise ExtractorError(
-            f"Anthropic API unreachable, skipped: an earlier request {why}; the next "
-            f"import or retry (or a request after {self.settings.unreachable_pause:g} s "
-            "without any) asks again"
-        )
-
-    def _trip(self, why: str) -> None:
-        if self.settings.unreachable_pause > 0:
-            with self._breaker:
-                self._unreachable = why
-                self._unreachable_seen = time.monotonic()
 
     def _not_a_message(self, problem: str) -> str:
         # Such a body usually means the base URL leads to something else (a proxy, a

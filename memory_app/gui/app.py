@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from memory_app import __version__
 from memory_app.assets import APP_ICON_NAME, icon_path
 from memory_app.config import APP_FOLDER, APP_ID, Settings
+from memory_app.gui.backups import DailyBackups
 from memory_app.gui.context import AppContext, AppEvents, StatusModel
 from memory_app.gui.crash_dialog import reporting_errors
 from memory_app.gui.main_window import MainWindow
@@ -145,9 +146,12 @@ def _run_window(app: QApplication, settings: Settings) -> int:
     # once the person has said yes (auto_import.py): the first start asks on the welcome page.
     scheduler = MaintenanceScheduler(context)
     watcher = SessionWatcher(scheduler)
+    # The daily backup (QSettings "backups/keep" or MEMORY_APP_BACKUP_KEEP: how many).
+    daily_backups = DailyBackups(context)
     if service.db.damage is None:  # on a damaged store every job would be refused
         scheduler.start()
         watcher.start()
+        daily_backups.start()
     closing = asyncio.Event()
     app.aboutToQuit.connect(window.save_state)  # also when quit without closing the window
     app.aboutToQuit.connect(closing.set)
@@ -157,6 +161,8 @@ def _run_window(app: QApplication, settings: Settings) -> int:
     finally:
         watcher.stop()
         scheduler.stop()
+        daily_backups.stop()
+        window.backups.shutdown()
         context.shutdown()
         service.close()
         instance.close()

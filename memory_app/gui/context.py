@@ -100,7 +100,9 @@ class Dialogs:
             parent,
             translate("Dialogs", "Import conversations"),
             str(start or Path.home()),
-            translate("Dialogs", "Conversations (*.jsonl *.md *.markdown *.txt);;All files (*)"),
+            translate(
+                "Dialogs", "Conversations (*.jsonl *.json *.md *.markdown *.txt);;All files (*)"
+            ),
         )
         return [Path(f) for f in files]
 
@@ -125,6 +127,26 @@ class Dialogs:
             str(start),
             translate("Dialogs", "Markdown (*.md);;All files (*)"),
             options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        return Path(name) if name else None
+
+    def backup_path(self, parent: QWidget, suggested: Path) -> Path | None:
+        """Where to write a backup of the store (the dialog asks before replacing a file)."""
+        name, _ = QFileDialog.getSaveFileName(
+            parent,
+            translate("Dialogs", "Back up the store"),
+            str(suggested),
+            translate("Dialogs", "Backups (*.bak *.db);;All files (*)"),
+        )
+        return Path(name) if name else None
+
+    def backup_to_restore(self, parent: QWidget, start: Path) -> Path | None:
+        """The backup file to put in place of the store."""
+        name, _ = QFileDialog.getOpenFileName(
+            parent,
+            translate("Dialogs", "Restore from a backup"),
+            str(start),
+            translate("Dialogs", "Backups (*.bak *.db);;All files (*)"),
         )
         return Path(name) if name else None
 

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from memory_app import logs
 from memory_app.assets import icon_path
 from memory_app.domain.records import Stats
+from memory_app.gui.backups import BackupActions
 from memory_app.gui.context import AppContext, StatusModel
 from memory_app.gui.drop_import import DropHighlight, plan_drop
 from memory_app.gui.shortcuts_dialog import ShortcutsDialog, collect_shortcuts
@@ -125,6 +126,14 @@ class MainWindow(QMainWindow):
         )
         file_menu.addAction(self.import_files_action)
         file_menu.addAction(self.import_folder_action)
+        file_menu.addSeparator()
+        self.backups = BackupActions(self.context, self)
+        self.backup_action = self._action(self.tr("&Back Up Store…"), None, self.backups.back_up)
+        self.restore_action = self._action(
+            self.tr("&Restore from Backup…"), None, self.backups.restore
+        )
+        file_menu.addAction(self.backup_action)
+        file_menu.addAction(self.restore_action)
         file_menu.addSeparator()
         file_menu.addAction(
             self._action(self.tr("&Quit"), QKeySequence.StandardKey.Quit, self.close)

@@ -1,14 +1,15 @@
 """Maintenance nobody has to remember: the startup check of seed 001 §2 and the schedule.
 
-A few seconds after the window opens, new Claude Code sessions are imported (at most 20 a run;
-the rest wait for the next run) once the person has said yes to that (`auto_import.py`:
-the first start asks, nothing is imported before), the conversations kept pending because their
-extraction failed are extracted again, and every maintenance job whose interval has
-passed runs in the background. After that both are checked every hour: an API that was
-down is usually back within the hour, and an hour of quiet costs nothing. A job set to
-"apply without review" applies its changes; the others leave them in the Maintenance
-view for a person to accept or reject. While the window is open, the session watcher
-(`session_watcher.py`) asks for the same import whenever a session has settled.
+A few seconds after the window opens, new Claude Code and Codex sessions are imported (at
+most 20 a run; the rest wait for the next run) once the person has said yes to that
+(`auto_import.py`: the first start asks, nothing is imported before), the conversations
+kept pending because their extraction failed are extracted again, and every maintenance
+job whose interval has passed runs in the background. After that both are checked every
+hour: an API that was down is usually back within the hour, and an hour of quiet costs
+nothing. A job set to "apply without review" applies its changes; the others leave them in
+the Maintenance view for a person to accept or reject. While the window is open, the
+session watcher (`session_watcher.py`) asks for the same import whenever a session has
+settled.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from memory_app.domain.jobs import JobState
 from memory_app.domain.records import ImportReport, MaintenanceRunRecord
 from memory_app.gui.auto_import import first_start_choice
 from memory_app.gui.context import AppContext
-from memory_app.ingest import claude_projects_dir
+from memory_app.ingest import claude_projects_dir, codex_sessions_dir
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class MaintenanceScheduler(QObject):
         *,
         enabled: bool | None = None,
         claude_dir: Path | None = None,
+        codex_dir: Path | None = None,
         import_limit: int = STARTUP_IMPORT_LIMIT,
         settle_seconds: float = SETTLE_SECONDS,
         auto_import: bool | None = None,
@@ -89,6 +91,7 @@ class MaintenanceScheduler(QObject):
             enabled = background_enabled(context.settings.value(SETTINGS_KEY, True))
         self.enabled = enabled
         self.claude_dir = claude_dir
+        self.codex_dir = codex_dir
         self.import_limit = import_limit
         self.settle_seconds = settle_seconds
         self.deferred = 0  # sessions the last import left for the next one (its limit)
@@ -185,7 +188,7 @@ class MaintenanceScheduler(QObject):
         self.checked.emit(ran)
         return ran
 
-    # -- new Claude Code sessions -------------------------------------------------------
+    # -- new Claude Code and Codex sessions -----------------------------------------------
 
     @property
     def projects_root(self) -> Path:
@@ -193,11 +196,21 @@ class MaintenanceScheduler(QObject):
         return self.claude_dir or claude_projects_dir()
 
     @property
+    def codex_root(self) -> Path:
+        """The folder of the Codex CLI's sessions (`YYYY/MM/DD/rollout-*.jsonl`)."""
+        return self.codex_dir or codex_sessions_dir()
+
+    @property
+    def session_roots(self) -> tuple[Path, ...]:
+        """Every folder new sessions are imported from."""
+        return (self.projects_root, self.codex_root)
+
+    @property
     def importing(self) -> bool:
         return self._importing
 
     def import_new_sessions(self) -> object:
-        """Import the Claude Code sessions not imported yet, at most `import_limit` (a task).
+        """Import the sessions not imported yet, at most `import_limit` (a task).
 
         One import at a time: asked while one runs, another runs right after it (a new
         import job would cancel the running one).
@@ -220,14 +233,14 @@ class MaintenanceScheduler(QObject):
             self._import_again = False
 
     async def _import_once(self) -> ImportReport | None:
-        root = self.projects_root
+        roots = [root for root in self.session_roots if root.is_dir()]
         self.deferred = 0
-        if not root.is_dir():
+        if not roots:
             self.imported.emit(None)
             return None
         context = self.context
         service = context.service
-        found = await context.call(service.new_sessions, root, settle_seconds=self.settle_seconds)
+        found = await context.call(service.new_sessions, roots, settle_seconds=self.settle_seconds)
         if not found:
             self.imported.emit(None)
             return None
@@ -237,7 +250,7 @@ class MaintenanceScheduler(QObject):
         def work(job: JobState) -> ImportReport:
             return import_in_process(service, batch, job=job)
 
-        status.begin(self.tr("Importing %Ln new Claude Code sessions", "", len(batch)))
+        status.begin(self.tr("Importing %Ln new sessions", "", len(batch)))
         error: str | None = None
         report: ImportReport | None = None
         try:
@@ -254,11 +267,9 @@ class MaintenanceScheduler(QObject):
         self.deferred = deferred
         await context.call(service.log_startup_import, len(found), imported, deferred, error)
         if error is not None:
-            status.fail(
-                self.tr("Importing new Claude Code sessions failed: {error}").format(error=error)
-            )
+            status.fail(self.tr("Importing new sessions failed: {error}").format(error=error))
         else:
-            message = self.tr("Imported %Ln new Claude Code sessions", "", imported)
+            message = self.tr("Imported %Ln new sessions", "", imported)
             if deferred:
                 message = self.tr("{imported}; %Ln wait for the next run", "", deferred).format(
                     imported=message

@@ -1,17 +1,19 @@
-"""New Claude Code sessions are imported while the app is open, not only at its start.
+"""New Claude Code and Codex sessions are imported while the app is open, not only at its start.
 
-Claude Code writes each session to `~/.claude/projects/<project>/<session>.jsonl` and
-appends to it for as long as the session lasts. The watcher follows the projects folder
-and each project folder in it; any change (re)starts one timer of the settle window plus
-a small margin, and when it fires the scheduler imports what has settled: files written
-in the last settle window are still in use and wait.
+Claude Code writes each session to `~/.claude/projects/<project>/<session>.jsonl`, the
+Codex CLI to `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`, and both append to it for as
+long as the session lasts. The watcher follows each of these folders and the folders in
+it down to where session files are (one level for Claude Code, three for Codex); any
+change (re)starts one timer of the settle window plus a small margin, and when it fires
+the scheduler imports what has settled: files written in the last settle window are
+still in use and wait.
 
 A file only grows while a session runs, and a folder watch does not see that. So after
 every import, if a session file is still inside its settle window (or the import limit
 left sessions for later), another check is armed: a long session is imported once it has
 been quiet for the settle window, without watching every file.
 
-A projects folder that does not exist yet is waited for through its nearest existing
+A sessions folder that does not exist yet is waited for through its nearest existing
 parent folder (and, should even that watch fail, by a slow re-check).
 
 Watching begins only once the person has said yes to automatic imports (the scheduler's
@@ -36,6 +38,8 @@ log = logging.getLogger(__name__)
 
 MARGIN_MS = 2_000  # past the settle window, so the file is old enough when we look
 RECHECK_MS = 60_000  # a missing folder no watch can wait for is looked for this often
+CLAUDE_DEPTH = 1  # <project>/<session>.jsonl
+CODEX_DEPTH = 3  # YYYY/MM/DD/rollout-*.jsonl
 
 
 def project_folders(root: Path) -> list[Path]:
@@ -49,6 +53,16 @@ def project_folders(root: Path) -> list[Path]:
             )
     except OSError:  # gone or unreadable meanwhile: the next change looks again
         return []
+
+
+def folders_below(root: Path, depth: int) -> list[Path]:
+    """The folders inside `root` down to `depth` levels (1: those directly inside)."""
+    found: list[Path] = []
+    level = [root]
+    for _ in range(depth):
+        level = [child for folder in level for child in project_folders(folder)]
+        found += level
+    return sorted(found)
 
 
 def nearest_existing(path: Path) -> Path | None:
@@ -80,9 +94,9 @@ def seconds_until_settled(root: Path, settle_seconds: float, now: float | None =
 
 
 class SessionWatcher(QObject):
-    """Watches Claude Code's projects folder and has the scheduler import new sessions.
+    """Watches the sessions folders and has the scheduler import new sessions.
 
-    Built by the composition root next to the scheduler, whose projects folder, settle
+    Built by the composition root next to the scheduler, whose sessions folders, settle
     window and one-import-at-a-time rule it uses. `start()` begins watching (never
     failing: a missing folder is waited for) as soon as automatic imports are on, and
     follows the scheduler's `auto_import_changed` from then on; `stop()` ends it.
@@ -103,7 +117,8 @@ class SessionWatcher(QObject):
     ) -> None:
         super().__init__(parent)
         self.scheduler = scheduler
-        self.root = scheduler.projects_root
+        # Each folder watched, and how deep below it session files are.
+        self.roots = {scheduler.projects_root: CLAUDE_DEPTH, scheduler.codex_root: CODEX_DEPTH}
         self.margin_ms = margin_ms
         self._watcher: QFileSystemWatcher | None = None
         self._timer = QTimer(self)
@@ -174,20 +189,23 @@ class SessionWatcher(QObject):
     # -- watching ---------------------------------------------------------------------
 
     def _sync(self) -> bool:
-        """Watch the projects folder and its project folders, or the nearest folder above
-        a missing one; True when the projects folder exists."""
+        """Watch each sessions folder and the folders in it, or the nearest folder above
+        a missing one; True when any sessions folder exists."""
         watcher = self._watcher
         if watcher is None:
             return False
-        root = self.root
-        present = root.is_dir()
         wanted: set[str] = set()
-        if present:
-            wanted = {str(root), *(str(p) for p in project_folders(root))}
-        else:
-            above = nearest_existing(root)
-            if above is not None:
-                wanted = {str(above)}
+        targets: list[Path | None] = []  # each root, or what is watched for it
+        for root, depth in self.roots.items():
+            if root.is_dir():
+                wanted |= {str(root), *(str(p) for p in folders_below(root, depth))}
+                targets.append(root)
+            else:
+                above = nearest_existing(root)
+                targets.append(above)
+                if above is not None:
+                    wanted.add(str(above))
+        present = any(target in self.roots for target in targets)
         current = set(watcher.directories())
         gone = current - wanted
         if gone:
@@ -197,7 +215,7 @@ class SessionWatcher(QObject):
         if failed:  # e.g. the inotify limit: say so, and look now and then instead
             log.warning("cannot watch %s for new sessions", ", ".join(failed))
         now = set(watcher.directories())
-        if (str(root) in now) if present else bool(now):
+        if all(target is not None and str(target) in now for target in targets):
             self._recheck.stop()
         elif not self._recheck.isActive():
             self._recheck.start()
@@ -205,11 +223,16 @@ class SessionWatcher(QObject):
 
     def _changed(self, path: str) -> None:
         changed = Path(path)
-        # A project came or went, a folder above the missing projects folder changed, or
-        # a watched folder was removed: watch what is there now.
-        rewatch = changed == self.root or changed in self.root.parents or not changed.is_dir()
+        # A project (or a day's folder) came or went, a folder above a missing sessions
+        # folder changed, or a watched folder was removed: watch what is there now.
+        rewatch = not changed.is_dir() or any(
+            changed == root
+            or changed in root.parents
+            or (root in changed.parents and len(changed.relative_to(root).parts) < depth)
+            for root, depth in self.roots.items()
+        )
         if rewatch and not self._sync():
-            return  # nothing to import until the projects folder exists
+            return  # nothing to import until a sessions folder exists
         self._restart()
 
     def _recheck_root(self) -> None:
@@ -239,6 +262,8 @@ class SessionWatcher(QObject):
 
     async def _follow_up(self) -> None:
         context = self.scheduler.context
-        wait = await context.call(seconds_until_settled, self.root, self.scheduler.settle_seconds)
+        settle = self.scheduler.settle_seconds
+        waits = [await context.call(seconds_until_settled, root, settle) for root in self.roots]
+        wait = max(waits)
         if wait > 0 and self._watcher is not None and not self._timer.isActive():
             self._timer.start(int(wait * 1000) + self.margin_ms)

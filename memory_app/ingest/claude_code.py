@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,13 +35,8 @@ from typing import Any
 
 from memory_app.domain.redaction import redact
 from memory_app.domain.transcripts import ParsedSource, ParseProblem, Transcript, Turn
-from memory_app.ingest.files import (
-    SURROGATE_ESCAPE,
-    has_lone_surrogate,
-    require_regular_file,
-    shown_path,
-    without_lone_surrogates,
-)
+from memory_app.ingest.files import require_regular_file, shown_path
+from memory_app.ingest.jsonl import json_records
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 TOOL_TEXT_LIMIT = 300
@@ -132,73 +126,11 @@ def parse_claude_code(path: Path) -> ParsedSource:
         message = f"file too large ({size // (1024 * 1024)} MB, limit 200 MB)"
         return ParsedSource(source, (), (ParseProblem(source, None, message),))
     session = _Session()
-    for number, record in _records(path, session.problems):
+    for number, record in json_records(path, session.problems):
         _note_metadata(session, record)
         _add_record(session, record, number)
     _close_message(session)
     return ParsedSource(source, (_transcript(path, session),), tuple(session.problems))
-
-
-# --- reading lines ------------------------------------------------------------------------
-
-
-def _records(path: Path, problems: list[ParseProblem]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (1-based line number, object) for each readable line, noting the rest."""
-    source = shown_path(path)
-    bad_encoding: list[int] = []
-    with path.open("rb") as stream:
-        for number, raw in enumerate(stream, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                line = raw.decode("utf-8", errors="replace")
-                bad_encoding.append(number)
-            if number == 1:
-                line = line.removeprefix("\ufeff")
-            if not line.strip():
-                continue
-            record = _decode_line(line, number, source, problems)
-            if record is not None:
-                yield number, record
-    if bad_encoding:
-        lines = "line" if len(bad_encoding) == 1 else f"{len(bad_encoding)} lines, first"
-        problems.append(
-            ParseProblem(
-                source,
-                bad_encoding[0],
-                f"invalid UTF-8 bytes replaced by U+FFFD ({lines} {bad_encoding[0]})",
-            )
-        )
-
-
-def _decode_line(
-    line: str, number: int, source: str, problems: list[ParseProblem]
-) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line)
-        if SURROGATE_ESCAPE.search(line) and _has_lone_surrogate(value):
-            value = without_lone_surrogates(value)
-            problems.append(
-                ParseProblem(source, number, "half of a UTF-16 surrogate pair replaced by U+FFFD")
-            )
-    except json.JSONDecodeError as exc:
-        message = f"not valid JSON, line truncated or corrupt ({exc.msg} at column {exc.colno})"
-        problems.append(ParseProblem(source, number, f"{message}; skipped"))
-        return None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, [[[[...]]]]
-        problems.append(ParseProblem(source, number, f"unreadable JSON ({exc}); skipped"))
-        return None
-    if not isinstance(value, dict):
-        kind = type(value).__name__
-        problems.append(
-            ParseProblem(source, number, f"expected a JSON object, got {kind}; skipped")
-        )
-        return None
-    return value
-
-
-def _has_lone_surrogate(value: object) -> bool:
-    return has_lone_surrogate(json.dumps(value, ensure_ascii=False))
 
 
 # --- metadata -----------------------------------------------------------------------------

@@ -24,6 +24,16 @@ class NotARegularFile(OSError):
     """A FIFO, a device, a socket: reading it could block or never end."""
 
 
+class UnsupportedFormat(ValueError):
+    """A file no importer can read (yet)."""
+
+
+class UnreadableFile(UnsupportedFormat):
+    """A file given as (or recognised as) one format whose content is not what that format
+    holds: broken JSON, another shape. Nothing of it can be imported, so it is an error of
+    that file, named with what is wrong."""
+
+
 def require_regular_file(path: Path) -> None:
     """Raise NotARegularFile (naming the file) unless `path` is a regular file; nothing
     is opened, so a FIFO cannot block."""

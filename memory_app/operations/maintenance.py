@@ -373,20 +373,24 @@ class MaintenanceOperations(ServiceState):
         times = [s.next_run for s in self.maintenance_schedule() if s.next_run is not None]
         return min(times) if times else None
 
-    # -- new Claude Code sessions (seed 001 §2) ------------------------------------------
+    # -- new Claude Code and Codex sessions (seed 001 §2) ----------------------------------
 
-    def new_sessions(self, root: Path, *, settle_seconds: float = 300) -> list[Path]:
-        """Claude Code session files under `root` not imported since they last changed,
-        oldest first; files written in the last `settle_seconds` wait (still in use)."""
+    def new_sessions(
+        self, root: Path | Sequence[Path], *, settle_seconds: float = 300
+    ) -> list[Path]:
+        """Session files under `root` (or each of several folders: Claude Code's projects,
+        Codex's sessions) not imported since they last changed, oldest first; files
+        written in the last `settle_seconds` wait (still in use)."""
         from memory_app.ingest import discover
 
-        if not root.is_dir():
+        roots = [f for f in ([root] if isinstance(root, Path) else root) if f.is_dir()]
+        if not roots:
             return []
         with self.db.reading() as session:
             imported = store.imported_paths(session)
         now = self.clock().timestamp()
         found = []
-        for path in discover([root]):
+        for path in discover(roots):
             try:
                 changed = path.stat().st_mtime
             except OSError:

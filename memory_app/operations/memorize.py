@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlmodel import Session
 
 from memory_app.conflicts.restatements import find_restated
+from memory_app.domain.branches import learnt_branch, seen_on
 from memory_app.domain.categories import Category, default_importance
 from memory_app.domain.gates import (
     MAX_TOTAL_CHARS,
@@ -42,6 +43,7 @@ from memory_app.extract.base import (
     SummaryEvolver,
     UsageReporter,
 )
+from memory_app.extract.listed import listed_extractor
 from memory_app.ingest import UnsupportedFormat, discover, parse_source
 from memory_app.ingest.files import shown_path
 from memory_app.operations.common import (
@@ -195,7 +197,8 @@ class MemorizeOperations(ServiceState):
         excluded = why_excluded(folder, transcript.project)
         if excluded is not None:  # paused or denied: nothing of it is stored
             return MemorizeResult("skipped", source, reason=excluded)
-        reason = skip_reason(clean)
+        listed = listed_extractor(clean)  # its turns are memories: only an empty file waits
+        reason = skip_reason(clean) if listed is None else (None if clean.turns else "empty")
         if reason is not None:
             why = {"empty": "empty conversation", "trivial": "trivial conversation"}[reason]
             return MemorizeResult("skipped", source, reason=why, redactions=len(findings))
@@ -252,7 +255,7 @@ class MemorizeOperations(ServiceState):
                 spans,
                 digest,
                 redactions=len(findings),
-                extractor=None if failure is not None else self.extractor.name,
+                extractor=None if failure is not None else (listed or self.extractor).name,
             )
             self._record_usage(session, spent, resource.id, source, batch)  # spent either way
             if failure is not None:
@@ -548,6 +551,9 @@ class MemorizeOperations(ServiceState):
         with the model usage either way."""
         if clean.is_sidechain:
             return [], None, []
+        listed = listed_extractor(clean)
+        if listed is not None:  # a source that lists its memories: each one, as it is
+            return listed.extract(clean, known), None, []
         # The caps bound a model's cost; the offline rules read the whole conversation.
         limit = getattr(self.extractor, "max_input_chars", MAX_TOTAL_CHARS)
         per_turn = getattr(self.extractor, "max_turn_chars", MAX_TURN_CHARS)
@@ -712,6 +718,7 @@ class MemorizeOperations(ServiceState):
                     "reinforcement_count": duplicate.reinforcement_count + 1,
                     "confidence": reinforced_confidence(duplicate.confidence, item.confidence),
                     "last_seen_at": now,
+                    "branch": seen_on(duplicate.branch, learnt_branch(resource.branch)),
                 },
                 actor="extractor",
                 action="reinforce",
@@ -742,13 +749,14 @@ class MemorizeOperations(ServiceState):
             scope="project" if transcript.project else "global",
             project=transcript.project,
             session_id=transcript.session_id,
+            branch=learnt_branch(resource.branch),
             tags=sorted(set(item.tags)),
             source_resource_id=resource.id,
             turn_start=item.turn_start,
             turn_end=item.turn_end,
             line_start=line_start,
             line_end=line_end,
-            extractor=self.extractor.name,
+            extractor=(listed_extractor(transcript) or self.extractor).name,
             extracted_at=now,
             updated_at=now,
             last_seen_at=now,

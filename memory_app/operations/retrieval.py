@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from memory_app.domain.branches import DEFAULT_BASE_BRANCHES
 from memory_app.domain.budget import ContextPlan, validate_budget
 from memory_app.domain.claude_md import DEFAULT_MAX_CHARS
 from memory_app.domain.retrieval import RetrievalQuery, RetrievedMemory
 from memory_app.domain.scoring import RankingWeights
 from memory_app.operations.common import ServiceState
-from memory_app.retrieval import claude_md_export
+from memory_app.retrieval import branch_export, claude_md_export
 from memory_app.retrieval import context as context_builder
 from memory_app.retrieval.access import AccessLog
+from memory_app.retrieval.branch_export import BranchExport
 from memory_app.retrieval.cache import QueryCache
 from memory_app.retrieval.claude_md_export import ClaudeMdExport
 from memory_app.retrieval.export_file import apply_export
+from memory_app.retrieval.git_checkout import Checkout
 from memory_app.retrieval.ranker import rank
 from memory_app.store import conflicts as conflict_store
 from memory_app.store import repository as repo
@@ -99,6 +103,14 @@ class RetrievalOperations(ServiceState):
         with self.db.reading() as session:
             return retrieval_store.projects(session.connection())
 
+    def branches(
+        self, project: str | None = None, statuses: Sequence[str] | None = ("active",)
+    ) -> list[tuple[str, int]]:
+        """Git branches with memories of these statuses (None: any but deleted) of a
+        project's folder (or any), with how many, by name."""
+        with self.db.reading() as session:
+            return retrieval_store.branches(session.connection(), project, statuses)
+
     def plan_claude_md(
         self,
         path: Path,
@@ -106,9 +118,12 @@ class RetrievalOperations(ServiceState):
         project: str | None = None,
         max_chars: int = DEFAULT_MAX_CHARS,
         via: Path | None = None,
+        branch: str | None = None,
+        base: tuple[str, ...] = DEFAULT_BASE_BRANCHES,
     ) -> ClaudeMdExport:
         """The managed block for a project and the exact change to the file(s); nothing
-        is written (show `.diff()`, then `write_claude_md`)."""
+        is written (show `.diff()`, then `write_claude_md`). With `branch`: that git
+        branch's memories and the base ones (learnt on no branch or on one of `base`)."""
         with self.db.reading() as session:
             return claude_md_export.plan(
                 session,
@@ -118,7 +133,45 @@ class RetrievalOperations(ServiceState):
                 via=via,
                 now=self.clock(),
                 weights=RankingWeights(),
+                branch=branch,
+                base=base,
             )
+
+    def plan_branch_files(
+        self,
+        checkout: Checkout,
+        *,
+        folder: Path,
+        target: Path,
+        project: str | None,
+        base: tuple[str, ...],
+        max_chars: int = DEFAULT_MAX_CHARS,
+        via: Path | None = None,
+        make_folder: bool = False,
+    ) -> BranchExport:
+        """Seed 001 §7's files for a git checkout: CLAUDE_base.md and one
+        CLAUDE_{branch}.md per branch with memories in `folder`, and the managed block of
+        `target` switched to the checked-out branch; nothing is written (then
+        `write_branch_files`). `make_folder`: a missing `folder` is made when writing
+        (else refused)."""
+        with self.db.reading() as session:
+            return branch_export.plan(
+                session,
+                checkout,
+                folder=folder,
+                target=target,
+                project=project,
+                base=base,
+                max_chars=max_chars,
+                via=via,
+                now=self.clock(),
+                weights=RankingWeights(),
+                make_folder=make_folder,
+            )
+
+    def write_branch_files(self, export: BranchExport) -> None:
+        """Write a planned branch export; nothing when a file changed since the plan."""
+        branch_export.apply(export)
 
     def write_claude_md(self, export: ClaudeMdExport) -> None:
         """Write a planned export atomically; refuses if a file changed since the plan.

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, text
 
+from memory_app.domain.branches import BranchScope
 from memory_app.domain.budget import ContextEntry, ContextPlan, allocate
 from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
@@ -36,6 +37,7 @@ class ContextRequest:
     budget: int = 2000
     exclude: frozenset[int] = frozenset()
     weights: RankingWeights = field(default_factory=RankingWeights)
+    branch: BranchScope | None = None  # None: every branch's memories
 
 
 def category_name(key: str) -> str:
@@ -44,9 +46,11 @@ def category_name(key: str) -> str:
 
 def build(conn: Connection, request: ContextRequest, now: datetime) -> ContextPlan:
     excluded = store.excluded_ids(conn, request.project) | request.exclude
-    filters = RetrievalFilters(project=request.project, exclude_ids=excluded)
+    filters = RetrievalFilters(project=request.project, exclude_ids=excluded, branch=request.branch)
     contents = _Contents(conn)
-    critical: list[ContextEntry] = list(_conflict_entries(conn, request.project, excluded))
+    critical: list[ContextEntry] = list(
+        _conflict_entries(conn, request.project, excluded, request.branch)
+    )
     taken: set[int] = set()
 
     def entries(hits: Iterable[tuple[int, ScoreBreakdown]]) -> list[ContextEntry]:
@@ -121,9 +125,9 @@ class _Contents:
 
 
 def _conflict_entries(
-    conn: Connection, project: str | None, excluded: frozenset[int]
+    conn: Connection, project: str | None, excluded: frozenset[int], branch: BranchScope | None
 ) -> Iterable[ContextEntry]:
-    for conflict_id, category, members in store.open_conflicts(conn, project):
+    for conflict_id, category, members in store.open_conflicts(conn, project, branch):
         if any(item_id in excluded for item_id, _, _ in members):
             continue
         sides = " vs ".join(

@@ -212,14 +212,20 @@ def apply_export(plan: ExportPlan) -> None:
     Both files are checked before either is written; the block file is written before the
     importing one so CLAUDE.md never imports a file that is not there yet.
     """
-    _check_unchanged(plan.path, plan.old, plan.bom)
-    if plan.import_path is not None:
-        _check_unchanged(plan.import_path, plan.import_old, plan.import_bom)
+    check_unchanged(plan)
     if plan.old != plan.new:
         write_atomically(plan.path, plan.new, bom=plan.bom)
     path, new = plan.import_path, plan.import_new
     if path is not None and new is not None and new != plan.import_old:
         write_atomically(path, new, bom=plan.import_bom)
+
+
+def check_unchanged(plan: ExportPlan) -> None:
+    """Refuse (ExportError) when a file of the plan changed since it was planned, so a
+    caller writing several plans can check them all before writing any."""
+    _check_unchanged(plan.path, plan.old, plan.bom)
+    if plan.import_path is not None:
+        _check_unchanged(plan.import_path, plan.import_old, plan.import_bom)
 
 
 def _require_folder(path: Path) -> None:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Mapped
 from sqlalchemy.sql.expression import TextClause, UnaryExpression
 from sqlmodel import Session, col
 
-from memory_app.domain.records import SORT_KEYS, ItemQuery, MemoryRecord
+from memory_app.domain.records import NO_BRANCH, SORT_KEYS, ItemQuery, MemoryRecord
 from memory_app.store.errors import EmptyQueryError
 from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS
 from memory_app.store.repository import records_by_ids
@@ -53,6 +53,10 @@ def _conditions(query: ItemQuery) -> list[ColumnElement[bool]]:
         where.append(col(_ITEM.extracted_at) < query.until)
     if query.source_resource_id is not None:
         where.append(col(_ITEM.source_resource_id) == query.source_resource_id)
+    if query.branch == NO_BRANCH:
+        where.append(col(_ITEM.branch).is_(None))
+    elif query.branch is not None:
+        where.append(col(_ITEM.branch) == query.branch)
     return where
 
 

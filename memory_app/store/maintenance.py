@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
+from memory_app.domain.branches import seen_on
 from memory_app.domain.maintenance import (
     JOB_KINDS,
     ProposedChange,
@@ -315,7 +316,8 @@ def apply_change(session: Session, change: MaintenanceChangeRow, *, group_id: st
 
 def merged_fields(survivor: MemoryItemRow, duplicates: Sequence[MemoryItemRow]) -> dict[str, Any]:
     """The survivor after a merge: reinforced once per duplicate and per time each was
-    seen, the most important of them, every tag, and the latest time it was seen."""
+    seen, the most important of them, every tag, the latest time it was seen, and base
+    (no branch) when they were learnt on different branches."""
     confidence = survivor.confidence
     seen = survivor.reinforcement_count
     tags = set(survivor.tags)
@@ -326,12 +328,16 @@ def merged_fields(survivor: MemoryItemRow, duplicates: Sequence[MemoryItemRow]) 
         seen += dup.reinforcement_count + 1
         tags.update(dup.tags)
         last_seen += [t for t in (dup.last_seen_at, dup.extracted_at) if t is not None]
+    branch = survivor.branch
+    for dup in duplicates:
+        branch = seen_on(branch, dup.branch)
     return {
         "confidence": confidence,
         "reinforcement_count": seen,
         "importance": max([survivor.importance, *(d.importance for d in duplicates)]),
         "tags": sorted(tags),
         "last_seen_at": max(last_seen),
+        "branch": branch,  # learnt on several branches: base (domain/branches.py)
     }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, col, func, select
 
+from memory_app.store.mirror_files import REFERENCE_PREFIX
 from memory_app.store.tables import ExtractionRunRow, ResourceRow
 
 PENDING = "pending"
@@ -16,9 +17,15 @@ MEMORIZED = "memorized"
 
 
 def pending_ids(session: Session) -> list[int]:
-    """The pending conversations, oldest first (they have waited longest)."""
+    """The pending conversations, oldest first (they have waited longest); not those
+    known only by reference (from a file mirror): their text is on another machine."""
     rows = session.exec(
-        select(ResourceRow.id).where(ResourceRow.status == PENDING).order_by(col(ResourceRow.id))
+        select(ResourceRow.id)
+        .where(
+            ResourceRow.status == PENDING,
+            col(ResourceRow.content_hash).not_like(f"{REFERENCE_PREFIX}%"),
+        )
+        .order_by(col(ResourceRow.id))
     ).all()
     return [i for i in rows if i is not None]
 

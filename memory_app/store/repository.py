@@ -17,6 +17,7 @@ from sqlmodel import Session, col, select
 from memory_app.domain.categories import Category
 from memory_app.domain.records import (
     COUNTED_STATUSES,
+    NO_BRANCH,
     AuditRecord,
     CategoryInfo,
     MemoryRecord,
@@ -52,6 +53,7 @@ TRACKED_FIELDS = (
     "importance",
     "scope",
     "project",
+    "branch",  # changes when the memory is learnt again on another branch
     "tags",
     "pinned",
     "status",
@@ -520,6 +522,7 @@ def to_record(row: MemoryItemRow, score: float | None = None) -> MemoryRecord:
         reinforcement_count=row.reinforcement_count,
         project=row.project,
         session_id=row.session_id,
+        branch=row.branch,
         context=row.context,
         source_resource_id=row.source_resource_id,
         turn_start=row.turn_start,
@@ -685,12 +688,18 @@ def list_items(
     category: str | None = None,
     statuses: Sequence[str] = ("active",),
     pinned: bool | None = None,
+    branch: str | None = None,
     limit: int = 100,
     offset: int = 0,
 ) -> list[MemoryItemRow]:
+    """Items newest first; `branch`: learnt on that git branch (NO_BRANCH: on none)."""
     query = select(MemoryItemRow)
     if category is not None:
         query = query.where(MemoryItemRow.category == category)
+    if branch == NO_BRANCH:
+        query = query.where(col(MemoryItemRow.branch).is_(None))
+    elif branch is not None:
+        query = query.where(MemoryItemRow.branch == branch)
     if statuses:
         query = query.where(col(MemoryItemRow.status).in_(statuses))
     if pinned is not None:

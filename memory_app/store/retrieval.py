@@ -6,13 +6,14 @@ few dozen rows per query, and building full rows measured several times slower.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, text
 
+from memory_app.domain.branches import BranchScope
 from memory_app.domain.retrieval import RetrievalFilters
 from memory_app.store.project_match import folder_in_project
 from memory_app.store.types import to_db_time
@@ -64,6 +65,8 @@ def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> s
     if filters.project is not None:
         params["project"] = filters.project
         clauses.append(f"({folder_in_project('m.project')} OR m.scope = 'global')")
+    if filters.branch is not None:
+        clauses.append(branch_clause(filters.branch, params))
     if filters.min_importance is not None:
         params["min_importance"] = filters.min_importance
         clauses.append("m.importance >= :min_importance")
@@ -82,6 +85,18 @@ def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> s
         ids = ", ".join(str(int(i)) for i in sorted(filters.exclude_ids))
         clauses.append(f"m.id NOT IN ({ids})")
     return " AND ".join(clauses)
+
+
+def branch_clause(scope: BranchScope, params: dict[str, Any], column: str = "m.branch") -> str:
+    """SQL true for a memory the branch scope sees (BranchScope.sees)."""
+    names = []
+    for i, branch in enumerate(scope.branches):
+        params[f"br{i}"] = branch
+        names.append(f":br{i}")
+    parts = [f"{column} IN ({', '.join(names)})"] if names else []
+    if scope.branchless:
+        parts.append(f"{column} IS NULL")
+    return f"({' OR '.join(parts)})" if parts else "0"
 
 
 def _candidates(rows: Any, relevance_at: int | None) -> list[Candidate]:
@@ -221,6 +236,34 @@ def projects(conn: Connection) -> list[tuple[str, int]]:
     return [(row[0], row[1]) for row in rows]
 
 
+def branches(
+    conn: Connection, project: str | None = None, statuses: Sequence[str] | None = ("active",)
+) -> list[tuple[str, int]]:
+    """Git branches with memories of these statuses (None: any but deleted) of the
+    project's folder (or any project's, global ones included), with how many, by name."""
+    params: dict[str, Any] = {}
+    scope = ""
+    if project is not None:
+        params["project"] = project
+        scope += f"AND ({folder_in_project('project')} OR scope = 'global') "
+    if statuses is None:
+        scope += "AND status <> 'deleted' "
+    else:
+        names = []
+        for i, status in enumerate(statuses):
+            params[f"st{i}"] = status
+            names.append(f":st{i}")
+        scope += f"AND status IN ({', '.join(names) or 'NULL'}) "
+    rows = conn.execute(
+        text(
+            "SELECT branch, count(*) FROM memory_item WHERE branch IS NOT NULL "
+            f"{scope}GROUP BY branch ORDER BY branch"
+        ),
+        params,
+    )
+    return [(row[0], row[1]) for row in rows]
+
+
 def category_counts(conn: Connection, filters: RetrievalFilters, at: datetime) -> dict[str, int]:
     params: dict[str, Any] = {}
     where = _where(filters, at, params)
@@ -232,15 +275,19 @@ def category_counts(conn: Connection, filters: RetrievalFilters, at: datetime) -
 
 
 def open_conflicts(
-    conn: Connection, project: str | None
+    conn: Connection, project: str | None, branch: BranchScope | None = None
 ) -> list[tuple[int, str, list[tuple[int, str, datetime]]]]:
-    """Unresolved conflicts among active memories of the project (or any project):
-    (conflict id, category, [(item id, content, when said)] oldest first)."""
+    """Unresolved conflicts among active memories of the project (or any project) that
+    the branch scope sees (or any branch's): (conflict id, category, [(item id, content,
+    when said)] oldest first). A memory of another branch is no side of a conflict here:
+    that a feature branch changed a decision is what branches are for."""
     params: dict[str, Any] = {}
     scope = ""
     if project is not None:
         params["project"] = project
         scope = "AND (m.project = :project OR m.scope = 'global')"
+    if branch is not None:
+        scope += f" AND {branch_clause(branch, params)}"
     sql = (
         f"SELECT c.id, c.category, m.id, m.content, {_SAID} FROM conflict AS c "
         "JOIN conflict_member AS cm ON cm.conflict_id = c.id "

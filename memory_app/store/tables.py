@@ -108,6 +108,9 @@ class MemoryItemRow(SQLModel, table=True):
     scope: str = "project"  # session | project | global
     project: str | None = Field(default=None, index=True)
     session_id: str | None = None
+    # The git branch it was learnt on (seed 001's branch memory); None: on no branch, or
+    # not known. A branch's CLAUDE.md holds its own memories plus the branchless ones.
+    branch: str | None = Field(default=None, index=True)
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     source_resource_id: int | None = Field(
         default=None, foreign_key="resource.id", index=True, ondelete="SET NULL"

@@ -555,17 +555,17 @@
     <context>
         <name>MaintenanceScheduler</name>
         <message numerus="yes">
-            <source>Importing %Ln new Claude Code sessions</source>
+            <source>Importing %Ln new sessions</source>
             <translation>
-                <numerusform>Importing %Ln new Claude Code session</numerusform>
-                <numerusform>Importing %Ln new Claude Code sessions</numerusform>
+                <numerusform>Importing %Ln new session</numerusform>
+                <numerusform>Importing %Ln new sessions</numerusform>
             </translation>
         </message>
         <message numerus="yes">
-            <source>Imported %Ln new Claude Code sessions</source>
+            <source>Imported %Ln new sessions</source>
             <translation>
-                <numerusform>Imported %Ln new Claude Code session</numerusform>
-                <numerusform>Imported %Ln new Claude Code sessions</numerusform>
+                <numerusform>Imported %Ln new session</numerusform>
+                <numerusform>Imported %Ln new sessions</numerusform>
             </translation>
         </message>
         <message numerus="yes">
@@ -870,10 +870,10 @@
     <context>
         <name>SettingsView</name>
         <message numerus="yes">
-            <source>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %Ln minutes are imported, at most {limit} at a time. Off: import them from Sources yourself.</source>
+            <source>When Memory Curator starts and while it is open, sessions in {folder} and {codex_folder} that have been quiet for %Ln minutes are imported, at most {limit} at a time. Off: import them from Sources yourself.</source>
             <translation>
-                <numerusform>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %Ln minute are imported, at most {limit} at a time. Off: import them from Sources yourself.</numerusform>
-                <numerusform>When Memory Curator starts and while it is open, sessions in {folder} that have been quiet for %Ln minutes are imported, at most {limit} at a time. Off: import them from Sources yourself.</numerusform>
+                <numerusform>When Memory Curator starts and while it is open, sessions in {folder} and {codex_folder} that have been quiet for %Ln minute are imported, at most {limit} at a time. Off: import them from Sources yourself.</numerusform>
+                <numerusform>When Memory Curator starts and while it is open, sessions in {folder} and {codex_folder} that have been quiet for %Ln minutes are imported, at most {limit} at a time. Off: import them from Sources yourself.</numerusform>
             </translation>
         </message>
     </context>

@@ -26,6 +26,8 @@ class ScriptedDialogs(Dialogs):
         self.folder: Path | None = None
         self.answer = True
         self.claude_md: Path | None = None
+        self.backup_target: Path | None = None
+        self.restore_source: Path | None = None
         self.asked: list[str] = []
 
     def import_paths(self, parent: QWidget, start: Path | None) -> list[Path]:
@@ -43,6 +45,14 @@ class ScriptedDialogs(Dialogs):
     def claude_md_path(self, parent: QWidget, start: Path) -> Path | None:
         self.asked.append("claude_md_path")
         return self.claude_md
+
+    def backup_path(self, parent: QWidget, suggested: Path) -> Path | None:
+        self.asked.append("backup_path")
+        return self.backup_target
+
+    def backup_to_restore(self, parent: QWidget, start: Path) -> Path | None:
+        self.asked.append("backup_to_restore")
+        return self.restore_source
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -495,7 +495,7 @@ def test_the_startup_check_imports_new_claude_code_sessions(
     (logged,) = service.maintenance_runs()
     assert logged.kind == "startup" and logged.status == "success"
     assert logged.result == {"new_sessions": 3, "imported": 3, "deferred": 0}
-    assert context.status.message == "Imported 3 new Claude Code sessions"
+    assert context.status.message == "Imported 3 new sessions"
     scheduler.import_new_sessions()  # nothing new the second time: nothing logged
     settle(timeout=JOB_TIMEOUT)
     assert reports[-1] is None

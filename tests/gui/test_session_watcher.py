@@ -64,13 +64,14 @@ def test_a_session_written_while_the_app_is_open_is_imported(
     sources: list[bool] = []
     context.events.sources_changed.connect(lambda: sources.append(True))
     assert watcher.start()
-    assert watcher.watched() == [projects, shop]
+    # Claude Code's folders, and home for the Codex sessions folder that is not there yet.
+    assert watcher.watched() == [Path.home(), projects, shop]
 
     shutil.copy(samples_dir / "claude-code" / SESSION, shop / SESSION)
     run_until(lambda: imported_names(context) == [SESSION], timeout=JOB_TIMEOUT)
     settle(timeout=JOB_TIMEOUT)
     # The same feedback as the startup import: the status bar's message, views refreshed.
-    assert context.status.message == "Imported 1 new Claude Code session"
+    assert context.status.message == "Imported 1 new session"
     assert sources
     (logged,) = context.service.maintenance_runs()
     assert logged.kind == "startup" and logged.result["imported"] == 1
@@ -82,7 +83,7 @@ def test_a_session_written_while_the_app_is_open_is_imported(
     shutil.copy(samples_dir / "claude-code" / GROWING, other / GROWING)
     run_until(lambda: imported_names(context) == sorted([SESSION, GROWING]), timeout=JOB_TIMEOUT)
     settle(timeout=JOB_TIMEOUT)
-    assert context.status.message == "Imported 1 new Claude Code session"
+    assert context.status.message == "Imported 1 new session"
 
 
 def test_a_session_still_being_written_waits_until_it_has_settled(
@@ -187,6 +188,74 @@ def test_stop_ends_watching(watcher: SessionWatcher, projects: Path) -> None:
     watcher.stop()
     assert watcher.watched() == [] and not watcher.pending()
     watcher.stop()  # twice is harmless
+
+
+CODEX = "daaain_synthetic_rollout.jsonl"
+CODEX_DAY_TWO = "simonw_sample_codex_session.jsonl"
+
+
+def test_a_codex_session_written_while_the_app_is_open_is_imported(
+    context: AppContext,
+    watcher: SessionWatcher,
+    samples_dir: Path,
+    run_until: RunUntil,
+    settle: Settle,
+) -> None:
+    """Codex writes `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`: a new day's folder three
+    levels down is watched as soon as it appears, and its session imported."""
+    sessions = Path.home() / ".codex" / "sessions"
+    sessions.mkdir(parents=True)
+    assert watcher.start()
+    assert watcher.watched() == [Path.home(), sessions]  # home: Claude Code's is missing
+
+    day = sessions / "2026" / "01" / "02"
+    day.mkdir(parents=True)
+    shutil.copy(samples_dir / "codex" / CODEX, day / f"rollout-2026-01-02T03-04-05-{CODEX}")
+    run_until(lambda: len(context.service.resources()) == 1, timeout=JOB_TIMEOUT)
+    settle(timeout=JOB_TIMEOUT)
+    (first,) = context.service.resources()
+    assert first.source_kind == "codex" and first.turn_count == 9
+    assert context.status.message == "Imported 1 new session"
+    assert day in watcher.watched()
+
+    next_day = sessions / "2026" / "01" / "03"  # inside a watched month folder
+    next_day.mkdir()
+    run_until(lambda: next_day in watcher.watched())
+    run_until(lambda: not watcher.pending(), timeout=JOB_TIMEOUT)  # the folder's own check
+    settle(timeout=JOB_TIMEOUT)
+    # Nothing is armed now: only the new day folder's watch can see this session.
+    shutil.copy(samples_dir / "codex" / CODEX_DAY_TWO, next_day / "rollout-2.jsonl")
+    run_until(lambda: len(context.service.resources()) == 2, timeout=JOB_TIMEOUT)
+    settle(timeout=JOB_TIMEOUT)
+    kinds = {r.source_kind for r in context.service.resources()}
+    assert kinds == {"codex"}
+
+
+def test_the_startup_check_takes_claude_code_and_codex_sessions_from_codex_home(
+    context: AppContext,
+    scheduler: MaintenanceScheduler,
+    projects: Path,
+    samples_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    settle: Settle,
+) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    assert scheduler.codex_root == tmp_path / "codex-home" / "sessions"
+    assert scheduler.session_roots == (projects, scheduler.codex_root)
+    day = scheduler.codex_root / "2025" / "12" / "28"
+    day.mkdir(parents=True)
+    shutil.copy(samples_dir / "codex" / CODEX_DAY_TWO, day / "rollout-a.jsonl")
+    shop = projects / "-home-dev-shop"
+    shop.mkdir(parents=True)
+    shutil.copy(samples_dir / "claude-code" / SESSION, shop / SESSION)
+    scheduler.settle_seconds = 0
+    scheduler.import_new_sessions()
+    settle(timeout=JOB_TIMEOUT)
+    assert imported_names(context) == sorted(["rollout-a.jsonl", SESSION])
+    assert context.status.message == "Imported 2 new sessions"
+    (logged,) = context.service.maintenance_runs()
+    assert logged.result == {"new_sessions": 2, "imported": 2, "deferred": 0}
 
 
 def test_seconds_until_settled(tmp_path: Path) -> None:

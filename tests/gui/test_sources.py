@@ -240,10 +240,10 @@ def test_importing_again_lists_what_was_skipped_and_why(
         .replace("hello world", "hello there"),
         encoding="utf-8",
     )
-    codex = tmp_path / "rollout.jsonl"
-    codex.write_text(json.dumps({"type": "session_meta", "payload": {}}) + "\n")
+    events = tmp_path / "events.jsonl"  # JSON lines, but no conversation's
+    events.write_text(json.dumps({"event": "click", "x": 1}) + "\n")
 
-    import_through_view(view, context, [sample, broken, codex], run_until, settle)
+    import_through_view(view, context, [sample, broken, events], run_until, settle)
 
     report = view.last_report
     assert report is not None
@@ -263,7 +263,8 @@ def test_importing_again_lists_what_was_skipped_and_why(
     outcomes = {row[0]: row for row in rows}
     assert set(outcomes) == {"Skipped", "Error", "Unreadable line"}
     assert "already imported" in outcomes["Skipped"][2]
-    assert outcomes["Error"][1] == "rollout.jsonl" and "Codex" in outcomes["Error"][2]
+    assert outcomes["Error"][1] == "events.jsonl"
+    assert "not a Claude Code or Codex CLI session" in outcomes["Error"][2]
     assert outcomes["Unreadable line"][1] == "broken.jsonl:4"
     assert view.model.rowCount() == 2
 

@@ -92,14 +92,15 @@ def test_a_folder_like_claude_projects_imports_recursively(
 
 
 def test_an_unsupported_file_is_reported_and_others_still_import(
-    service: MemoryService, samples_dir: Path
+    service: MemoryService, samples_dir: Path, tmp_path: Path
 ) -> None:
-    codex = samples_dir / "codex" / "simonw_sample_codex_session.jsonl"
+    events = tmp_path / "events.jsonl"  # JSON lines, but no conversation's
+    events.write_text('{"event": "click", "x": 1}\n', encoding="utf-8")
     simonw = samples_dir / "claude-code" / "simonw_sample_session.jsonl"
-    report = service.import_paths([codex, simonw])
+    report = service.import_paths([events, simonw])
     assert len(report.errors) == 1
-    assert report.errors[0].source == str(codex)
-    assert "not supported" in (report.errors[0].reason or "")
+    assert report.errors[0].source == str(events)
+    assert "not a Claude Code or Codex CLI session" in (report.errors[0].reason or "")
     assert report.resources_added == 1
 
 

@@ -232,11 +232,12 @@ def test_import_json_lists_pending_apart_from_errors(
 
 
 def test_import_still_exits_1_when_a_file_was_not_stored(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, chat_file: Path, samples_dir: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, chat_file: Path
 ) -> None:
-    codex = samples_dir / "codex" / "simonw_sample_codex_session.jsonl"  # not supported
+    events = tmp_path / "events.jsonl"  # JSON lines, but no conversation's: not imported
+    events.write_text('{"event": "click", "x": 1}\n', encoding="utf-8")
     data = str(tmp_path / "d")
-    code, out, _ = run(capsys, "import", str(chat_file), str(codex), "--data-dir", data)
+    code, out, _ = run(capsys, "import", str(chat_file), str(events), "--data-dir", data)
     assert code == 1 and "Errors: 1" in out and "Pending" not in out
 
 

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from memory_app.assets import icon_path
-from memory_app.domain.records import CategoryInfo, ItemQuery, MemoryRecord
+from memory_app.domain.records import NO_BRANCH, CategoryInfo, ItemQuery, MemoryRecord
 from memory_app.domain.validation import ValidationError
 from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
@@ -243,6 +243,12 @@ class MemoriesView(View):
         self.source_filter.setMinimumContentsLength(10)
         self.source_filter.addItem(self.tr("Any conversation"), None)
         self.source_filter.currentIndexChanged.connect(lambda *_: self.apply_filters())
+        # Seed 001's branch memory: the git branch a memory was learnt on.
+        self.branch_filter = self._combo(
+            panel,
+            ((self.tr("Any branch"), None), (self.tr("No branch"), NO_BRANCH)),
+            self.tr("Only memories learnt on this git branch"),
+        )
         second = QHBoxLayout()
         second.setSpacing(6)
         second.addWidget(self.date_filter)
@@ -251,6 +257,7 @@ class MemoriesView(View):
         second.addWidget(QLabel("–", panel))
         second.addWidget(self.max_confidence)
         second.addWidget(self.source_filter, 1)
+        second.addWidget(self.branch_filter)
         layout.addLayout(second)
 
         bulk = QHBoxLayout()
@@ -392,8 +399,10 @@ class MemoriesView(View):
         service = self.context.service
         self.categories = await self.context.call(service.categories)
         resources = await self.context.call(service.resources, limit=200)
+        branches = await self.context.call(service.branches, statuses=None)
         self._fill_categories()
         self._fill_sources([(r.id, r.title or r.source_path or f"#{r.id}") for r in resources])
+        self._fill_branches([name for name, _count in branches])
         self.editor.set_categories(self.categories)
         self._fill_move_menu()
         await self._show_summary()
@@ -430,6 +439,21 @@ class MemoriesView(View):
         index = self.source_filter.findData(current) if current is not None else 0
         self.source_filter.setCurrentIndex(max(0, index))
         self.source_filter.blockSignals(False)
+
+    def _fill_branches(self, branches: list[str]) -> None:
+        """The branches memories were learnt on, after "Any branch" and "No branch"; the
+        choice is kept while its branch is still there."""
+        current = self.branch_filter.currentData()
+        self.branch_filter.blockSignals(True)
+        while self.branch_filter.count() > 2:
+            self.branch_filter.removeItem(2)
+        for name in branches:
+            self.branch_filter.addItem(name, name)
+        index = self.branch_filter.findData(current) if current is not None else 0
+        self.branch_filter.setCurrentIndex(max(0, index))
+        self.branch_filter.blockSignals(False)
+        if current is not None and index < 0:  # its memories are gone: show every branch
+            self.apply_filters()
 
     def _fill_move_menu(self) -> None:
         self.move_menu.clear()
@@ -477,6 +501,7 @@ class MemoriesView(View):
             max_confidence=self.max_confidence.value(),
             since=datetime.now(UTC) - timedelta(days=days) if days else None,
             source_resource_id=self.source_filter.currentData(),
+            branch=self.branch_filter.currentData(),
         )
 
     def apply_filters(self) -> None:
@@ -539,7 +564,9 @@ class MemoriesView(View):
         shown, total = self.model.rowCount(), self.model.total
         if total == 0:
             query = self.model.query
-            filtered = query.text or query.category or query.pinned is not None
+            filtered = (
+                query.text or query.category or query.pinned is not None or query.branch is not None
+            )
             self.footer.setText(
                 self.tr("No memories match these filters.")
                 if filtered

@@ -1,6 +1,9 @@
 """Settings: where the store lives, whether Claude Code uses this app, whether its new
 sessions are imported automatically, which extractor runs (and its key and model), which
-categories exist."""
+categories exist.
+
+With no API key but the Claude Code CLI installed, the extractor section says so and
+offers the CLI with one click; nothing switches without the person choosing it."""
 
 from __future__ import annotations
 
@@ -11,8 +14,10 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -25,14 +30,20 @@ from memory_app.extract.credentials import keyring_available, save_api_key
 from memory_app.gui.auto_import import set_auto_import, stored_choice
 from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
-from memory_app.gui.extractor_choice import CHOICES, build_extractor, claude_settings, current_key
+from memory_app.gui.extractor_choice import (
+    CHOICES,
+    build_extractor,
+    claude_cli_path,
+    claude_settings,
+    current_key,
+)
 from memory_app.gui.forms.ui_settings_view import Ui_SettingsForm
 from memory_app.gui.maintenance_scheduler import SETTLE_SECONDS, STARTUP_IMPORT_LIMIT
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.claude_code_setup import ClaudeCodePanel
 from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.gui.widgets.welcome import home_relative
-from memory_app.ingest import claude_projects_dir
+from memory_app.ingest import claude_projects_dir, codex_sessions_dir
 from memory_app.service import claude_judge_for
 
 AUTO_POLICY = "newer_if_confident"
@@ -85,10 +96,12 @@ class SettingsView(View):
         captions = {
             "offline": self.tr("Offline rules (no network)"),
             "claude": self.tr("Claude (Anthropic API)"),
+            "claude-cli": self.tr("Claude Code CLI (your Claude login)"),
             "auto": self.tr("Claude when a key is set, else offline"),
         }
         for value, text in CHOICES:
             self.ui.extractorChoice.addItem(captions.get(value, text), value)
+        self._build_cli_hint()
         stored = str(context.settings.value("extractor/choice", "offline"))
         self.ui.extractorChoice.setCurrentIndex(max(0, self.ui.extractorChoice.findData(stored)))
         model = str(context.settings.value("extractor/model", "") or ClaudeSettings().model)
@@ -111,24 +124,28 @@ class SettingsView(View):
     # -- importing --------------------------------------------------------------------
 
     def _build_importing(self) -> QGroupBox:
-        """Whether new Claude Code sessions are imported without asking (first asked on
+        """Whether new Claude Code and Codex sessions are imported without asking (first asked on
         the welcome page; off until the person says yes)."""
         group = QGroupBox(self.tr("Importing"), self.page)
         group.setObjectName("importingGroup")
         self.auto_import = QCheckBox(
-            self.tr("Import &new Claude Code sessions automatically"), group
+            self.tr("Import &new Claude Code and Codex sessions automatically"), group
         )
         self.auto_import.setObjectName("autoImport")
         self.auto_import.setChecked(stored_choice(self.context.settings) is True)
         self.auto_import.toggled.connect(self.apply_auto_import)
         self.auto_import_hint = QLabel(
             self.tr(
-                "When Memory Curator starts and while it is open, sessions in {folder} that "
-                "have been quiet for %Ln minutes are imported, at most {limit} at a time. "
-                "Off: import them from Sources yourself.",
+                "When Memory Curator starts and while it is open, sessions in {folder} and "
+                "{codex_folder} that have been quiet for %Ln minutes are imported, at most "
+                "{limit} at a time. Off: import them from Sources yourself.",
                 "",
                 round(SETTLE_SECONDS / 60),
-            ).format(folder=home_relative(claude_projects_dir()), limit=STARTUP_IMPORT_LIMIT),
+            ).format(
+                folder=home_relative(claude_projects_dir()),
+                codex_folder=home_relative(codex_sessions_dir()),
+                limit=STARTUP_IMPORT_LIMIT,
+            ),
             group,
         )
         self.auto_import_hint.setObjectName("autoImportHint")
@@ -153,6 +170,43 @@ class SettingsView(View):
 
     # -- extractor --------------------------------------------------------------------
 
+    def _build_cli_hint(self) -> None:
+        """Below the choice: "no key, but the Claude Code CLI is here", with a button that
+        chooses it (shown only then, see `_show_cli_hint`)."""
+        self.cli_hint_row = QWidget(self.ui.extractorGroup)
+        self.cli_hint_row.setObjectName("cliHintRow")
+        self.cli_hint = QLabel(self.cli_hint_row)
+        self.cli_hint.setObjectName("cliHint")
+        self.cli_hint.setWordWrap(True)
+        self.cli_hint.setMinimumWidth(300)
+        self.use_cli = QPushButton(self.tr("Use the Claude Code CLI"), self.cli_hint_row)
+        self.use_cli.setObjectName("useCli")
+        self.use_cli.clicked.connect(lambda: self.choose("claude-cli"))
+        row = QHBoxLayout(self.cli_hint_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.cli_hint, 1)
+        row.addWidget(self.use_cli)
+        self.ui.extractorLayout.insertRow(1, self.cli_hint_row)
+        self.cli_hint_row.setVisible(False)
+
+    def choose(self, value: str) -> None:
+        """Select an extractor in the list, as the person would (it applies at once)."""
+        self.ui.extractorChoice.setCurrentIndex(self.ui.extractorChoice.findData(value))
+
+    def _show_cli_hint(self) -> None:
+        """Offer the CLI when no key is found, the CLI is installed and not chosen yet."""
+        path = None
+        if self.choice() != "claude-cli" and current_key(self.ui.apiKey.text()) is None:
+            path = claude_cli_path()
+        if path is not None:
+            self.cli_hint.setText(
+                self.tr(
+                    "No API key is set, but the Claude Code CLI is installed ({path}): it "
+                    "can read your conversations with your Claude login instead."
+                ).format(path=path)
+            )
+        self.cli_hint_row.setVisible(path is not None)
+
     def choice(self) -> str:
         return str(self.ui.extractorChoice.currentData())
 
@@ -161,6 +215,7 @@ class SettingsView(View):
         settings = self.context.settings
         settings.setValue("extractor/choice", self.choice())
         settings.setValue("extractor/model", self.ui.model.text().strip())
+        self._show_cli_hint()
         try:
             extractor = build_extractor(self.choice(), self.ui.apiKey.text(), self.ui.model.text())
         except (ExtractorError, ValueError) as exc:
@@ -176,7 +231,11 @@ class SettingsView(View):
         self.context.service.conflict_judge = claude_judge_for(extractor)
         self._show_key_source()
         if not quiet:
-            names = {"offline": self.tr("the offline extractor"), "claude": "Claude"}
+            names = {
+                "offline": self.tr("the offline extractor"),
+                "claude": "Claude",
+                "claude-cli": self.tr("Claude, through the Claude Code CLI"),
+            }
             self.context.events.notify.emit(
                 self.tr("New conversations are read by {extractor}.").format(
                     extractor=names.get(extractor.name, extractor.name)
@@ -190,8 +249,17 @@ class SettingsView(View):
         self.context.settings.setValue("conflicts/auto_resolve", AUTO_POLICY if on else "")
 
     def _show_key_source(self) -> None:
-        key = current_key(self.ui.apiKey.text())
         self.ui.keySource.setStyleSheet("")
+        path = claude_cli_path() if self.choice() == "claude-cli" else None
+        if path is not None:
+            self.ui.keySource.setText(
+                self.tr(
+                    "Using the Claude Code CLI ({path}) and your Claude login: no API key "
+                    "is needed, nor sent to it."
+                ).format(path=path)
+            )
+            return
+        key = current_key(self.ui.apiKey.text())
         if key is None:
             self.ui.keySource.setText(
                 self.tr(
@@ -231,6 +299,12 @@ class SettingsView(View):
         self.ui.keySource.setText(self.tr("Saved in the system keyring."))
 
     def test_connection(self) -> None:
+        if self.choice() == "claude-cli":
+            self.ui.testConnection.setEnabled(False)
+            self.ui.connectionResult.setStyleSheet("")
+            self.ui.connectionResult.setText(self.tr("Testing…"))
+            self.context.spawn(self._test_cli_connection(claude_settings(self.ui.model.text())))
+            return
         key = current_key(self.ui.apiKey.text())
         if key is None:
             self.ui.connectionResult.setStyleSheet(text_style(ERROR, self.palette()))
@@ -256,6 +330,32 @@ class SettingsView(View):
                 self.tr("Connected: {model} answered in {ms} ms.").format(
                     model=result.model, ms=result.latency_ms
                 )
+            )
+        else:
+            self.ui.connectionResult.setText(result.message)
+
+    async def _test_cli_connection(self, settings: ClaudeSettings) -> None:
+        from memory_app.extract.claude_cli import check_cli_connection
+        from memory_app.extract.claude_cli_settings import ClaudeCliSettings
+
+        try:
+            result = await self.context.call(
+                check_cli_connection, settings, ClaudeCliSettings.from_env()
+            )
+        except ValueError as exc:  # a bad MEMORY_APP_CLAUDE_CLI_TIMEOUT
+            self.ui.connectionResult.setStyleSheet(text_style(ERROR, self.palette()))
+            self.ui.connectionResult.setText(str(exc))
+            return
+        finally:
+            self.ui.testConnection.setEnabled(True)
+        self.ui.connectionResult.setStyleSheet(
+            "" if result.ok else text_style(ERROR, self.palette())
+        )
+        if result.ok:
+            self.ui.connectionResult.setText(
+                self.tr(
+                    "Connected through the Claude Code CLI: {model} answered in {ms} ms."
+                ).format(model=result.model, ms=result.latency_ms)
             )
         else:
             self.ui.connectionResult.setText(result.message)

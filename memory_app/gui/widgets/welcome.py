@@ -309,15 +309,18 @@ class WelcomePanel(QWidget):
         self.keep_importing.setObjectName("keepImporting")
         self.keep_importing.setToolTip(
             self.tr(
-                "When Memory Curator starts and while it is open, Claude Code sessions that"
-                " have been quiet for a few minutes are imported. Change it later in Settings."
+                "When Memory Curator starts and while it is open, Claude Code and Codex sessions"
+                " that have been quiet for a few minutes are imported. Change it later in Settings."
             )
         )
         self.keep_importing.setChecked(stored_choice(self.context.settings) is not False)
         self.files_button = QPushButton(self.tr("Import Fi&le…"), self.column)
         self.files_button.setObjectName("importFileButton")
         self.files_button.setToolTip(
-            self.tr("Claude Code sessions (.jsonl), text or Markdown files")
+            self.tr(
+                "Claude Code or Codex sessions (.jsonl), ChatGPT or Puffin exports (.json), "
+                "text or Markdown files"
+            )
         )
         self.files_button.clicked.connect(lambda: self.request_import("files"))
         self.folder_button = QPushButton(self.tr("Import F&older…"), self.column)
@@ -460,7 +463,7 @@ class WelcomePanel(QWidget):
         """Mark the extractor that reads new imports (Settings may have changed it)."""
         name = getattr(self.context.service.extractor, "name", "")
         self.offline_card.set_active(name == "offline")
-        self.claude_card.set_active(name == "claude")
+        self.claude_card.set_active(name in ("claude", "claude-cli"))
         self.active_note.setText(self.reader_sentence(name))
 
     def reader_sentence(self, name: str) -> str:
@@ -469,6 +472,8 @@ class WelcomePanel(QWidget):
             return self.tr("New conversations are read by the offline extractor.")
         if name == "claude":
             return self.tr("New conversations are read by Claude.")
+        if name == "claude-cli":
+            return self.tr("New conversations are read by Claude, through the Claude Code CLI.")
         if not name:
             return self.tr("New conversations are read by an unknown extractor.")
         return self.tr("New conversations are read by {extractor}.").format(extractor=name)

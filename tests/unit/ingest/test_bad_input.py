@@ -139,10 +139,10 @@ def test_import_exits_non_zero_when_a_file_failed(
 ) -> None:
     history = tmp_path / "history"
     history.mkdir()
-    (history / "export.jsonl").write_text('{"payload": {}, "type": "event_msg"}\n')
+    (history / "export.jsonl").write_text('{"event": "click", "x": 1}\n')
     data = ["--data-dir", str(tmp_path / "data")]
     assert main(["import", str(history), *data]) == 1
-    assert "Codex" in capsys.readouterr().out
+    assert "not a Claude Code or Codex CLI session" in capsys.readouterr().out
     _good(history)
     assert main(["import", str(history), *data]) == 1  # one of two failed: still an error
     (history / "export.jsonl").unlink()

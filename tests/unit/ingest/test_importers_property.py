@@ -49,9 +49,9 @@ def _encodable(value: Any) -> None:
             _encodable(item)
 
 
-def _check(path: Path) -> None:
+def _check(path: Path, fmt: str | None = None) -> None:
     try:
-        parsed = parse_source(path)
+        parsed = parse_source(path, fmt)
     except UnsupportedFormat as exc:
         assert str(exc)  # refused with a reason, never a crash
         return

@@ -14,8 +14,8 @@ from memory_app.store.database import Database
 from memory_app.store.dialects import sqlite as sqlite_dialect
 from memory_app.store.errors import DatabaseTooNewError, EmptyQueryError, UnsupportedDatabaseError
 from memory_app.store.fts_query import match_expression
-from memory_app.store.tables import CategoryRow, MemoryItemRow
-from tests.helpers import make_version_2
+from memory_app.store.tables import CategoryRow, MemoryItemRow, ResourceRow
+from tests.helpers import make_version_2, make_version_4
 
 
 def make_db(tmp_path: Path, name: str = "memory.db") -> Database:
@@ -264,9 +264,64 @@ def test_a_version_2_store_gains_the_maintenance_tables_and_columns(tmp_path: Pa
         assert session.execute(text("SELECT count(*) FROM maintenance_change")).scalar() == 0
         # Version 4: usage feedback, and a resource's index follows an update of its text.
         assert (row.injected_count, row.cited_count, row.ignored_count) == (0, 0, 0)
+        assert row.branch is None  # version 5: no conversation, no branch
         assert session.execute(text("SELECT count(*) FROM injection_memory")).scalar() == 0
         triggers = session.execute(
             text("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name = 'resource_au'")
         ).all()
         assert len(triggers) == 1
     assert search(upgraded, "pathlib") == [item_id]
+
+
+def _schema(db: Database) -> list[tuple[str, str]]:
+    """The memory table's columns (name, type) and its indexes, in order."""
+    with db.reading() as session:
+        columns = session.execute(text("PRAGMA table_info(memory_item)")).all()
+        indexes = session.execute(
+            text(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' "
+                "AND tbl_name = 'memory_item' ORDER BY name"
+            )
+        ).all()
+    return sorted((c[1], c[2]) for c in columns) + [(i[0], i[1] or "") for i in indexes]
+
+
+def test_a_version_4_store_gains_each_memorys_branch_from_its_conversation(
+    tmp_path: Path,
+) -> None:
+    """Version 5 (seed 001 branch memory): the column and its index, as a new store has
+    them, and the memories already stored take their conversation's branch, where it
+    recorded one ("" outside git and "HEAD" on a detached checkout record none)."""
+    fresh = make_db(tmp_path, "fresh.db")
+    wanted = _schema(fresh)
+    fresh.close()
+    db = make_db(tmp_path)
+    ids: dict[str, int] = {}
+    with db.writing() as session:
+        for n, branch in enumerate(("feature/auth", "main", "", "HEAD", None)):
+            resource = ResourceRow(
+                content_hash=f"h{n}", source_kind="claude-code", text="t", branch=branch
+            )
+            session.add(resource)
+            session.flush()
+            ids[str(branch)] = resource.id or 0
+    learnt = {name: add_item(db, f"rule {name}", source_resource_id=r) for name, r in ids.items()}
+    by_hand = add_item(db, "said by hand")
+    db.close()
+    make_version_4(tmp_path / "memory.db")
+
+    upgraded = make_db(tmp_path)
+    assert upgraded.previous_version == 4
+    assert list((tmp_path / "backups").glob("memory.v4.*.bak"))
+    assert _schema(upgraded) == wanted
+    with upgraded.reading() as session:
+        got = {name: session.get(MemoryItemRow, i).branch for name, i in learnt.items()}  # type: ignore[union-attr]
+        assert session.get(MemoryItemRow, by_hand).branch is None  # type: ignore[union-attr]
+    assert got == {
+        "feature/auth": "feature/auth",
+        "main": "main",
+        "": None,
+        "HEAD": None,
+        "None": None,
+    }
+    assert search(upgraded, "rule") != []  # the search index is untouched
