@@ -8,6 +8,7 @@ python -m benchmarks quality                  # memory quality: dev and frozen t
 python -m benchmarks startup search stall --items 5000 --queries 20 --files 40
 python -m benchmarks hook --items 10000 --runs 50   # UserPromptSubmit hook, whole process
 python -m benchmarks cli --runs 20            # memory-app --version / --help, whole process
+python -m benchmarks predict                  # predictive context: precision@5 vs search
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ NAMES = (
     "stall",
     "hook",
     "cli",
+    "predict",
 )
 
 
@@ -95,6 +97,10 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
         from benchmarks import cli_startup as module
 
         return "cli_startup", lambda: module.run(runs=args.runs or 20), module
+    if name == "predict":
+        from benchmarks import predict as module
+
+        return "predict", lambda: module.run(background=args.items or 3000), module
     from benchmarks import gui_import_stall as module
 
     return (

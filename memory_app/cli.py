@@ -18,10 +18,13 @@ from memory_app import (
     cli_backup,
     cli_completion,
     cli_desktop,
+    cli_episodes,
     cli_help,
     cli_maintenance,
     cli_mirror,
+    cli_predict,
     cli_retrieval,
+    cli_serve,
 )
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
@@ -191,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_conflicts(sub, common)
     cli_retrieval.add_parsers(sub, common)
     cli_maintenance.add_parsers(sub, common)
+    cli_episodes.add_parsers(sub, common)
+    cli_serve.add_parsers(sub, common)
+    cli_predict.add_parsers(sub, common)
     cli_mirror.add_parsers(sub, common)  # after cli_retrieval: adds `export files`
     cli_backup.add_parsers(sub, common)
     cli_desktop.add_parsers(sub, common)
@@ -948,6 +954,9 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "slash": _slash,
     **cli_retrieval.HANDLERS,
     **cli_maintenance.HANDLERS,
+    **cli_episodes.HANDLERS,
+    **cli_serve.HANDLERS,
+    **cli_predict.HANDLERS,
     **cli_mirror.HANDLERS,  # `export` again, with `export files` beside claude-md
 }
 

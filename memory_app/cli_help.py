@@ -72,6 +72,11 @@ EXAMPLES: dict[str, str] = {
   memory-app context --project ~/code/app --json
   memory-app context "add the login form" --branch feature/auth   # and the base memories
 """,
+    "predict": """
+  memory-app predict --file src/api/client.ts --branch feature/retry   # before any prompt
+  memory-app predict --error "TypeError: Cannot read properties of undefined" --json
+  memory-app predict --project ~/code/app --file src/api/client.ts --time-of-day
+""",
     "export": """
   memory-app export claude-md CLAUDE.md --dry-run   # show the diff, write nothing
   memory-app export claude-md CLAUDE.md             # your own text in it is kept
@@ -89,6 +94,15 @@ EXAMPLES: dict[str, str] = {
   memory-app maintenance run due --quiet         # from cron or a systemd timer
   memory-app maintenance status
   memory-app maintenance undo                    # the changes of the latest run
+""",
+    "serve": """
+  memory-app serve --token        # the API token (made on first use), for a client
+  memory-app serve --new-token    # replace it; running servers keep the old one until restarted
+""",
+    "episodes": """
+  memory-app episodes list                  # newest first: goal, outcome, duration
+  memory-app episodes show 1                # milestones and problems, with their turns
+  memory-app episodes list --outcome abandoned --json
 """,
     "hooks": """
   memory-app hooks install                         # user scope: ~/.claude/settings.json

@@ -4,8 +4,9 @@ files that diff well in git (seed 000's layout), and back.
 `export files` sits beside `export claude-md`. `import` takes conversation paths, so
 `import files DIR` is told apart by its first word: it reads a mirror when that word is
 `files` and DIR holds a mirror's manifest (or no file or folder called `files` is here,
-and the error then says DIR is no mirror). Argument parsing and printing only; the work
-is in operations/mirror.py.
+and the error then says DIR is no mirror). An export into a mirror holding memories the
+store does not have is refused unless `--prune` (store/mirror_owned.py). Argument
+parsing and printing only; the work is in operations/mirror.py.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="the mirror's folder: created if missing, brought up to date if it holds one",
     )
+    q.add_argument(
+        "--prune",
+        action="store_true",
+        help="remove the files of memories this store does not have (without it, such "
+        "a mirror is refused: import it first)",
+    )
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> Any:
@@ -70,14 +77,14 @@ def with_import_files(handler: Handler) -> Handler:
 
 def export(service: MemoryService, args: argparse.Namespace) -> Output:
     if args.export_target == KEYWORD:
-        return export_files(service, args.folder)
+        return export_files(service, args.folder, prune=args.prune)
     return cli_retrieval.export(service, args)
 
 
-def export_files(service: MemoryService, folder: Path) -> Output:
+def export_files(service: MemoryService, folder: Path, *, prune: bool = False) -> Output:
     from memory_app.operations.mirror import export_files as write
 
-    done = write(service, folder)
+    done = write(service, folder, prune=prune)
     content, files = done.content, done.files
     payload = {
         "folder": str(folder),
@@ -87,8 +94,10 @@ def export_files(service: MemoryService, folder: Path) -> Output:
         "resources": content.resources,
         "held_left_out": content.held,
         "conflicts_left_out": content.conflicts_left_out,
+        "history_withheld": content.history_withheld,
         "written": files.written,
         "removed": files.removed,
+        "pruned": list(done.pruned),
         "unchanged": files.unchanged,
     }
     shown = ", ".join(
@@ -112,7 +121,18 @@ def export_files(service: MemoryService, folder: Path) -> Output:
         )
         lines.append(
             f"Left out: {_count(content.held, 'memory', 'memories')} held for review as a "
-            f"possible secret{with_them} (keep one with memory-app keep ID, then export again)."
+            f"possible secret (or forgotten after being held){with_them}; keep a held one "
+            "with memory-app keep ID, then export again."
+        )
+    if content.history_withheld:
+        lines.append(
+            f"Left out of histories: {_count(content.history_withheld, 'earlier value')} "
+            "that look like secrets."
+        )
+    if done.pruned:
+        lines.append(
+            f"Pruned: the files of {_count(len(done.pruned), 'memory', 'memories')} this "
+            "store does not have."
         )
     return payload, "\n".join(lines)
 
@@ -137,6 +157,7 @@ def import_files(service: MemoryService, folder: Path) -> Output:
         "summaries_refreshed": list(done.summaries_refreshed),
         "events_added": m.events_added,
         "ignored_fields": done.ignored_fields,
+        "verdicts_left_out": done.verdicts_left_out,
         "errors": [],
     }
     lines = [
@@ -150,11 +171,19 @@ def import_files(service: MemoryService, folder: Path) -> Output:
     if m.categories_added:
         lines.append(f"Categories added: {', '.join(m.categories_added)}.")
     if m.memories_added and not m.ids_kept:
-        lines.append("Some ids were taken in this store: those memories got new ids.")
+        lines.append(
+            "Some ids were taken (in this store, or by another memory of the mirror): "
+            "those memories got new ids."
+        )
     if done.conflicts_found:
         lines.append(
             f"Contradictions with this store's memories: {len(done.conflicts_found)} "
             "(memory-app conflicts list)."
+        )
+    if done.verdicts_left_out:
+        lines.append(
+            f"Verdicts left out: {done.verdicts_left_out} (about an id two memories of the "
+            "mirror share; those pairs are judged again when it matters)."
         )
     if done.ignored_fields:
         fields = ", ".join(f"{k} ({n})" for k, n in sorted(done.ignored_fields.items()))

@@ -348,6 +348,7 @@ def plan_json(plan: ContextPlan) -> dict[str, Any]:
                         "tokens": e.tokens,
                         "item_id": e.item_id,
                         "conflict_id": e.conflict_id,
+                        "level": e.level,
                         "score": e.breakdown.total if e.breakdown else None,
                         "components": e.breakdown.components() if e.breakdown else None,
                     }

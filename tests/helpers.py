@@ -68,9 +68,20 @@ def system_tool(name: str) -> str:
     pytest.skip(message)
 
 
+def make_version_5(db: Path) -> None:
+    """Turn a current store into one made by schema version 5: without episodes
+    (version 6), so opening it migrates (and backs it up first)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE episode")
+        conn.execute("PRAGMA user_version = 5")
+    conn.close()
+
+
 def make_version_4(db: Path) -> None:
     """Turn a current store into one made by schema version 4: without the memories'
-    branch (version 5), so opening it migrates (and backs it up first)."""
+    branch (version 5) and what later versions add, so opening it migrates (and backs
+    it up first)."""
+    make_version_5(db)
     with sqlite3.connect(db) as conn:
         conn.execute("DROP INDEX ix_memory_item_branch")
         conn.execute("ALTER TABLE memory_item DROP COLUMN branch")
@@ -80,7 +91,7 @@ def make_version_4(db: Path) -> None:
 
 def make_version_2(db: Path) -> None:
     """Turn a current store into one made by schema version 2: without what versions 3
-    to 5 add, so opening it migrates (and backs it up first)."""
+    to 6 add, so opening it migrates (and backs it up first)."""
     make_version_4(db)
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE injection_memory")

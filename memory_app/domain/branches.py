@@ -14,6 +14,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain, count
 
 # The default branch's usual names, for when no repository says which one it is.
 DEFAULT_BASE_BRANCHES = ("main", "master")
@@ -21,6 +22,8 @@ DEFAULT_BASE_BRANCHES = ("main", "master")
 # repository and "HEAD" on a detached checkout.
 _NO_BRANCH = frozenset({"", "HEAD"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+# The base memories' file is CLAUDE_base.md: no branch's file may take that name.
+BASE_STEM = "base"
 
 
 def learnt_branch(value: str | None) -> str | None:
@@ -45,15 +48,22 @@ def sanitized(branch: str) -> str:
 
 
 def branch_file_names(branches: Iterable[str]) -> dict[str, str]:
-    """`CLAUDE_{branch}.md` for each branch. Two names that sanitize alike
-    (`feature/auth` and `feature_auth`) must not share a file: the one that sorts first
-    keeps the plain name, the others get a short hash of their real name."""
+    """`CLAUDE_{branch}.md` for each branch, every name distinct from the others and from
+    CLAUDE_base.md, also where case does not count (macOS, Windows). Two names that
+    sanitize alike (`feature/auth` and `feature_auth`) must not share a file: the one that
+    sorts first keeps the plain name, the others get a short hash of their real name; a
+    branch named `base` (or `Base`) always does, as the base file has that name."""
     names: dict[str, str] = {}
-    taken: set[str] = set()
+    taken = {BASE_STEM}
     for branch in sorted(set(branches)):
-        stem = sanitized(branch)
-        if stem.lower() in taken:  # case-insensitive file systems too
-            stem += "-" + hashlib.sha1(branch.encode("utf-8")).hexdigest()[:8]
+        plain = sanitized(branch)
+        digest = hashlib.sha1(branch.encode("utf-8")).hexdigest()
+        # A longer hash (then a count) when a branch is named like another's hashed name.
+        candidates = chain(
+            (plain, f"{plain}-{digest[:8]}", f"{plain}-{digest}"),
+            (f"{plain}-{digest}-{n}" for n in count(2)),
+        )
+        stem = next(c for c in candidates if c.lower() not in taken)
         taken.add(stem.lower())
         names[branch] = f"CLAUDE_{stem}.md"
     return names

@@ -11,6 +11,13 @@ Tiers (seed 004 "Context Assembly"): critical 25%, relevant 37.5%, background 25
 index 12.5%. A tier that does not use its share passes the rest to the next tier; what
 is left after the last tier goes back to the tiers in order, for entries that did not
 fit their own share.
+
+Compression levels (seed 004, domain/compression.py): an entry may carry shorter forms
+of itself (summary, compressed, index). The tiers are first filled in full exactly as
+above; then each entry that did not fit takes the richest shorter form that fits what is
+left, of its tier's share first and then of the whole budget, instead of being dropped.
+So every entry placed in full without levels is placed in full, in the same order, and
+the shortened ones follow it in their tier.
 """
 
 from __future__ import annotations
@@ -52,6 +59,13 @@ class ContextEntry:
     category: str | None = None
     breakdown: ScoreBreakdown | None = None
     pinned: bool = False
+    level: str = "full"  # a compression level (domain/compression.py LEVELS)
+    shorter: tuple[ContextEntry, ...] = ()  # the same memory in shorter forms, richest first
+
+    @property
+    def forms(self) -> tuple[ContextEntry, ...]:
+        """This entry and its shorter forms, richest first."""
+        return (self, *self.shorter)
 
     @property
     def piece(self) -> str:
@@ -124,29 +138,65 @@ def allocate(candidates: Mapping[str, Sequence[ContextEntry]], budget: int) -> C
     validate_budget(budget)
     available = budget - estimate_tokens(TITLE + "\n")
     tiers = [TierPlan(key, title, share, int(available * share)) for key, title, share in TIERS]
+    slots = {t.key: [_Slot(entry) for entry in candidates.get(t.key, ())] for t in tiers}
     spent = 0
     carry = 0
     for tier in tiers:
         allowance = tier.allowance + carry
-        used = _fill(tier, list(candidates.get(tier.key, ())), allowance)
+        used = _fill(tier, slots[tier.key], allowance, shorter=False)
         spent += used
         carry = allowance - used
     # Rebalance: what is left goes back to tiers, in priority order, for what they left out.
     for tier in tiers:
-        waiting, tier.left_out = tier.left_out, []
-        spent += _fill(tier, waiting, available - spent)
+        spent += _fill(tier, slots[tier.key], available - spent, shorter=False)
+    # Then what still did not fit comes in shorter, first within what is left of each
+    # tier's share, then anywhere there is room (which may also restore a form towards full).
+    carry = 0
+    for tier in tiers:
+        room = min(max(tier.allowance + carry - tier.used, 0), available - spent)
+        added = _fill(tier, slots[tier.key], room, shorter=True)
+        spent += added
+        carry = room - added
+    for tier in tiers:
+        spent += _fill(tier, slots[tier.key], available - spent, shorter=True)
+        tier.left_out = [slot.entry for slot in slots[tier.key] if slot.placed is None]
     return ContextPlan(budget, tiers)
 
 
-def _fill(tier: TierPlan, entries: list[ContextEntry], allowance: int) -> int:
-    """Add entries that fit (skipping ones that do not, as seed 000 §4.4 does);
-    returns the tokens added, the tier's heading included when it is new."""
+@dataclass
+class _Slot:
+    """A candidate and where it stands: the form placed (an index into entry.forms) and
+    its position among the tier's entries, None while left out."""
+
+    entry: ContextEntry
+    placed: int | None = None
+    position: int = -1
+
+
+def _fill(tier: TierPlan, slots: list[_Slot], allowance: int, *, shorter: bool) -> int:
+    """Place each slot not yet in full in the richest form that fits what is left of
+    `allowance` (in full only unless `shorter`; skipping ones that do not fit at all, as
+    seed 000 §4.4 does); returns the tokens added, the tier's heading included when it is
+    new."""
     added = 0
-    for entry in entries:
-        cost = entry.tokens + (0 if tier.entries else estimate_tokens(tier.heading))
-        if added + cost <= allowance:
-            tier.entries.append(entry)
-            added += cost
+    for slot in slots:
+        if slot.placed == 0:
+            continue
+        forms = slot.entry.forms if shorter else slot.entry.forms[:1]
+        if slot.placed is None:
+            now = 0 if tier.entries else estimate_tokens(tier.heading)
         else:
-            tier.left_out.append(entry)
+            now = -forms[slot.placed].tokens
+            forms = forms[: slot.placed]
+        for n, form in enumerate(forms):
+            cost = form.tokens + now
+            if added + cost <= allowance:
+                if slot.placed is None:
+                    slot.position = len(tier.entries)
+                    tier.entries.append(form)
+                else:
+                    tier.entries[slot.position] = form
+                slot.placed = n
+                added += cost
+                break
     return added

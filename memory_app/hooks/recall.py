@@ -140,20 +140,25 @@ def standing(
         f"WHERE m.category = '{CONVENTIONS}' AND m.pinned = 0 AND {_VISIBLE} {order}",
         params,
     ).fetchall()
-    return conflicts, [_line(*row) for row in pinned], [_line(*row) for row in conventions]
+    return conflicts, [line(*row) for row in pinned], [line(*row) for row in conventions]
 
 
 def prompt_context(memories: Sequence[Recalled], budget: int) -> Packed | None:
     """The UserPromptSubmit context: as many of the memories as the budget holds."""
-    lines = [_line(m.id, m.content) for m in memories]
+    lines = [line(m.id, m.content) for m in memories]
     return packed([("Memories relevant to this prompt (from Memory Curator):", lines)], budget)
 
 
 def session_context(
-    conflicts: list[Line], pinned: list[Line], conventions: list[Line], budget: int
+    conflicts: list[Line],
+    pinned: list[Line],
+    conventions: list[Line],
+    budget: int,
+    predicted: Sequence[Line] = (),
 ) -> Packed | None:
     """The SessionStart context: conflicts first (a person must decide them), then
-    pinned memories, then conventions."""
+    pinned memories, then those predicted for the branch and files, then conventions."""
+    predicted_ids = {i for _, ids in predicted for i in ids}
     sections = [
         (
             f"Unresolved memory conflicts ({len(conflicts)}): these memories contradict each "
@@ -161,7 +166,8 @@ def session_context(
             conflicts,
         ),
         ("Pinned memories:", pinned),
-        ("Project conventions:", conventions),
+        ("Predicted for this branch and these files:", predicted),
+        ("Project conventions:", [c for c in conventions if not predicted_ids & set(c[1])]),
     ]
     return packed(sections, budget)
 
@@ -205,8 +211,10 @@ def packed(sections: Sequence[tuple[str, Sequence[str | Line]]], budget: int) ->
     return Packed("\n".join(parts), tuple(ids))
 
 
-def _line(item_id: int, content: str) -> Line:
-    return f"- {_clip(content, MAX_LINE_CHARS)} [#{item_id}]", (item_id,)
+def line(item_id: int, content: str, why: str = "") -> Line:
+    """A memory as a context line; `why`: the reason it was predicted, after its id."""
+    tail = f" ({why})" if why else ""
+    return f"- {_clip(content, MAX_LINE_CHARS)} [#{item_id}]{tail}", (item_id,)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -84,11 +84,33 @@ def handle(event: str, raw: bytes, env: Mapping[str, str], now: datetime) -> dic
     if event == "UserPromptSubmit":
         return _prompt_answer(payload, project, env, now, budget)
     with _open_store(env) as conn:
-        found = recall.session_context(*recall.standing(conn, project, now), budget)
+        conflicts, pinned, conventions = recall.standing(conn, project, now)
+        shown = {i for _, ids in pinned for i in ids}
+        foreseen = _predicted(conn, project, now, shown, env, event)
+        found = recall.session_context(conflicts, pinned, conventions, budget, foreseen)
     memories = [(item_id, None) for item_id in found.ids] if found else []
     outcome = injections.INJECTED if found else injections.NO_MATCH
     _record(env, injections.entry(event, payload, now, outcome, memories, budget=budget))
     return _answer(event, found)
+
+
+def _predicted(
+    conn: sqlite3.Connection,
+    project: str,
+    now: datetime,
+    shown: set[int],
+    env: Mapping[str, str],
+    event: str,
+) -> list[recall.Line]:
+    """The memories predicted for the branch and recently edited files; a failure here
+    is logged and costs only this section, never the standing context."""
+    try:
+        from memory_app.hooks import predicted  # SessionStart only: prompts skip its import
+
+        return predicted.predicted_lines(conn, project, now, shown)
+    except Exception as exc:
+        _log(env, f"{event} (its predicted section)", exc)
+        return []
 
 
 def _prompt_answer(

@@ -51,6 +51,18 @@ def project_of(path: Path) -> str | None:
     return None
 
 
+def _too_large(path: Path, source: str) -> ParseProblem | None:
+    """A file over the text importers' cap (200 MB), refused unread: history.json is one
+    JSON document, read whole, and Python holds several times its size while parsing."""
+    size = path.stat().st_size
+    if size <= MAX_FILE_BYTES:
+        return None
+    limit = MAX_FILE_BYTES // (1024 * 1024)
+    return ParseProblem(
+        source, None, f"file too large ({size // (1024 * 1024)} MB, limit {limit} MB)"
+    )
+
+
 # --- history.json ----------------------------------------------------------------------
 
 
@@ -59,6 +71,9 @@ def parse_puffin_history(path: Path) -> ParsedSource:
     holds no `branches`."""
     require_regular_file(path)
     source = shown_path(path)
+    problem = _too_large(path, source)
+    if problem is not None:
+        return ParsedSource(source, (), (problem,))
     data = load_json(path, "a Puffin history.json")
     branches = data.get("branches") if isinstance(data, dict) else None
     if not isinstance(branches, dict):
@@ -135,10 +150,9 @@ def parse_branch_memory(path: Path) -> ParsedSource:
     write are problems, not imported."""
     require_regular_file(path)
     source = shown_path(path)
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        message = f"file too large ({size // (1024 * 1024)} MB, limit 200 MB)"
-        return ParsedSource(source, (), (ParseProblem(source, None, message),))
+    too_large = _too_large(path, source)
+    if too_large is not None:
+        return ParsedSource(source, (), (too_large,))
     text, problem = decode_text(path.read_bytes(), source)
     problems = [problem] if problem else []
     lines = (text or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")

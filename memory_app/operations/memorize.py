@@ -36,6 +36,7 @@ from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
 from memory_app.domain.transcripts import Transcript
 from memory_app.domain.usage import CallUsage, ExtractionRunRecord, UsageSummary
 from memory_app.domain.validation import ValidationError, validate_item_fields
+from memory_app.episodes.store import record_episode
 from memory_app.extract.base import (
     CONFIDENCE_THRESHOLD,
     ExtractedItem,
@@ -258,6 +259,7 @@ class MemorizeOperations(ServiceState):
                 extractor=None if failure is not None else (listed or self.extractor).name,
             )
             self._record_usage(session, spent, resource.id, source, batch)  # spent either way
+            record_episode(session, resource.id, clean)
             if failure is not None:
                 return self._keep_pending(
                     session, resource, failure, source, spent, redactions=len(findings)
@@ -508,6 +510,7 @@ class MemorizeOperations(ServiceState):
                     "error", source, reason=reason, resource_id=resource_id, **usage_fields(spent)
                 )
             repo.grow_resource(session, resource, clean, text, spans, digest, redactions=redactions)
+            record_episode(session, resource_id, clean)
             learnt = self._learn(session, extracted, clean, resource, known, "memorize")
             deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
         learnt.conflicts = self._detect_quietly(learnt.added)

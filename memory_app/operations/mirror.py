@@ -1,9 +1,10 @@
 """The store as a git-friendly folder of files, and back (seed 000's layout): for sharing a
 store through git, moving it to another machine, or reading it in a diff.
 
-The mechanics are in store/mirror_*.py; this adds what the service does after an import:
-summaries brought up to date, and the added memories checked for contradictions with the
-ones the store already had.
+The mechanics are in store/mirror_*.py; this adds what the service does around them: an
+export refused (or pruned) when the folder holds memories the store lacks, and after an
+import, summaries brought up to date and the added memories checked for contradictions
+with the ones the store already had.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from memory_app.store.mirror_export import MirrorContent, mirror_content
 from memory_app.store.mirror_files import WriteReport, write_mirror
 from memory_app.store.mirror_merge import MergeReport, merge_mirror
+from memory_app.store.mirror_owned import not_the_stores, refuse_unless_pruned
 from memory_app.store.mirror_read import read_mirror
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ class MirrorExport:
     folder: Path
     content: MirrorContent
     files: WriteReport
+    pruned: Sequence[str]  # files of memories this store does not have, removed
 
 
 @dataclass(frozen=True)
@@ -36,13 +39,19 @@ class MirrorImport:
     conflicts_found: Sequence[int]  # opened between added memories and the store's own
     ignored_fields: dict[str, int]  # "memory_item.foo" → files: columns this store lacks
     summaries_refreshed: Sequence[str]
+    verdicts_left_out: int  # about an id two memories of the mirror share
 
 
-def export_files(service: MemoryService, folder: Path) -> MirrorExport:
-    """Write (or bring up to date) the mirror of the store in `folder`."""
+def export_files(service: MemoryService, folder: Path, *, prune: bool = False) -> MirrorExport:
+    """Write (or bring up to date) the mirror of the store in `folder`; raises
+    MirrorError (nothing written) when the folder holds memories the store does not
+    have (store/mirror_owned.py), unless `prune` says to remove their files."""
     with service.db.reading() as session:
         content = mirror_content(session, service.db.dialect.schema_version)
-    return MirrorExport(folder, content, write_mirror(folder, content.files))
+        foreign = not_the_stores(session, folder, content.files)
+    if not prune:
+        refuse_unless_pruned(folder, foreign)
+    return MirrorExport(folder, content, write_mirror(folder, content.files), foreign)
 
 
 def import_files(service: MemoryService, folder: Path) -> MirrorImport:
@@ -56,4 +65,6 @@ def import_files(service: MemoryService, folder: Path) -> MirrorImport:
     found: list[int] = []
     if merged.store_had_memories and merged.memories_added:
         found = service.detect_conflicts(merged.memories_added)
-    return MirrorImport(folder, merged, found, dict(mirror.unknown_fields), refreshed)
+    return MirrorImport(
+        folder, merged, found, dict(mirror.unknown_fields), refreshed, mirror.verdicts_left_out
+    )

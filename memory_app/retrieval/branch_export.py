@@ -5,7 +5,9 @@ Puffin's `activateBranch` writes CLAUDE.md as base + branch; here CLAUDE.md is t
 person's file, so only its managed block becomes base + the current branch's memories.
 Running the export again after a `git checkout` switches the block (the post-checkout
 hook of `memory-app branch hook install` does it by itself). Everything is planned
-first, so `--dry-run` shows the exact change, and written only if no file changed since.
+first, so `--dry-run` shows the exact change, and written only if no file changed since,
+all files together or none (a branch named `base` gets a file of its own, never
+CLAUDE_base.md).
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ from memory_app.retrieval.claude_md_export import plan as plan_block
 from memory_app.retrieval.export_file import (
     ExportError,
     ExportPlan,
-    apply_export,
+    FileChange,
     check_unchanged,
     read_text_file,
+    write_together,
 )
 from memory_app.retrieval.git_checkout import Checkout
 from memory_app.store import retrieval as store
@@ -160,9 +163,14 @@ def plan(
         branch=checkout.branch or base[0],
         base=base,
     )
+    _distinct(files, block)
     return BranchExport(
         checkout, base, project, folder, tuple(files), tuple(removed), block, missing
     )
+
+
+def _file_of(branch: str | None) -> str:
+    return "the base memories" if branch is None else f"branch {branch}'s memories"
 
 
 def _ours(text: str) -> bool:
@@ -170,8 +178,9 @@ def _ours(text: str) -> bool:
 
 
 def apply(export: BranchExport) -> None:
-    """Write the planned files, remove the stale ones, then switch the block; nothing at
-    all when any of them changed since the plan."""
+    """Write the planned files, remove the stale ones and switch the block, all together:
+    nothing at all when any of them changed since the plan, and a failed write puts back
+    the files already written (`write_together`)."""
     for f in export.files:
         check_unchanged(f.plan)
     for path, old in export.removed:
@@ -184,11 +193,37 @@ def apply(export: BranchExport) -> None:
             export.folder.mkdir(exist_ok=True)
         except OSError as exc:
             raise ExportError(f"cannot make the folder {export.folder}: {exc}") from exc
-    for f in export.files:
-        apply_export(f.plan)
-    for path, _old in export.removed:
-        try:
-            path.unlink(missing_ok=True)
-        except OSError as exc:
-            raise ExportError(f"cannot remove {path}: {exc.strerror or exc}") from exc
-    apply_export(export.block.files)
+    changes = [change for f in export.files for change in _changes(f.plan)]
+    changes += [FileChange(path, old, None) for path, old in export.removed]
+    # The block last: CLAUDE.md never imports a file that is not written yet.
+    changes += _changes(export.block.files)
+    write_together(changes)
+
+
+def _changes(plan: ExportPlan) -> list[FileChange]:
+    """The files a plan changes: its file, then the CLAUDE.md importing it."""
+    changes = []
+    if plan.old != plan.new:
+        changes.append(FileChange(plan.path, plan.old, plan.new, plan.bom))
+    path, new = plan.import_path, plan.import_new
+    if path is not None and new is not None and new != plan.import_old:
+        changes.append(FileChange(path, plan.import_old, new, plan.import_bom))
+    return changes
+
+
+def _distinct(files: list[BranchFile], block: ClaudeMdExport) -> None:
+    """Refuse a plan that would write one file twice (also where case does not count):
+    the second write would silently replace the first."""
+    seen: dict[str, str] = {}
+    planned = [(f.plan.path, _file_of(f.branch)) for f in files]
+    planned += [(block.files.path, "the managed block")]
+    if block.files.import_path is not None:
+        planned.append((block.files.import_path, "the file importing the block"))
+    for path, what in planned:
+        key = str(path.absolute()).casefold()
+        if key in seen:
+            raise ExportError(
+                f"{path} would hold both {seen[key]} and {what}; give another --via or "
+                "folder; nothing was changed"
+            )
+        seen[key] = what

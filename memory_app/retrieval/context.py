@@ -5,6 +5,9 @@
 - relevant: the rest of what the task retrieves, best first;
 - background: the project's conventions and coding preferences, by standing;
 - index: what else is stored, by category, and how to ask for more.
+
+A memory that does not fit its tier in full comes in shorter (domain/compression.py):
+summary, compressed or a one-line index naming its id, each marked as such.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from sqlalchemy import Connection, text
 from memory_app.domain.branches import BranchScope
 from memory_app.domain.budget import ContextEntry, ContextPlan, allocate
 from memory_app.domain.categories import DEFAULT_CATEGORIES
+from memory_app.domain.compression import LEVELS, forms
 from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
 from memory_app.domain.scoring import RankingWeights, ScoreBreakdown
 from memory_app.retrieval.ranker import rank
@@ -113,15 +117,45 @@ class _Contents:
     def entry(self, item_id: int, breakdown: ScoreBreakdown) -> ContextEntry:
         self.load([item_id])
         content, category, pinned, confidence = self.rows[item_id]
-        line = " ".join(content.split())
-        label = f"#{item_id} {category_name(category).lower()}, {confidence:.0%} confident"
-        return ContextEntry(
-            text=f"{line} [{label}]",
+        return memory_entry(item_id, category, content, confidence, pinned, breakdown)
+
+
+def memory_entry(
+    item_id: int,
+    category: str,
+    content: str,
+    confidence: float,
+    pinned: bool = False,
+    breakdown: ScoreBreakdown | None = None,
+) -> ContextEntry:
+    """The memory in full, carrying its shorter forms (each strictly cheaper than the one
+    before) for a tight budget."""
+    name = category_name(category).lower()
+    form = forms(item_id, name, content)
+    label = f"#{item_id} {name}, {confidence:.0%} confident"
+    texts = {
+        "full": f"{form.full} [{label}]",
+        # Shortened forms say so, and name the id, so the assistant can ask for more.
+        "summary": f"{form.summary} [{label}; summary]",
+        "compressed": f"{form.compressed} [#{item_id} compressed]",
+        "index": f"{form.index} [index]",
+    }
+    full, *rest = (
+        ContextEntry(
+            text=texts[level],
             item_id=item_id,
             category=category,
             breakdown=breakdown,
             pinned=pinned,
+            level=level,
         )
+        for level in LEVELS
+    )
+    shorter: list[ContextEntry] = []
+    for entry in rest:
+        if entry.tokens < (shorter[-1] if shorter else full).tokens:
+            shorter.append(entry)  # a form no shorter than a richer one is never worth it
+    return replace(full, shorter=tuple(shorter))
 
 
 def _conflict_entries(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,38 +76,127 @@ def write_atomically(path: Path, text: str, *, bom: bool = False) -> None:
     survive. A symbolic link is followed, so the link stays a link. A missing folder is an
     error rather than created: a typo in a path should not make new folders.
     """
+    target = _written_file(path)
+    temporary = _temporary_copy(target, _encoded(target, text, bom), "the file was not changed")
+    try:
+        os.replace(temporary, target)
+    except OSError as error:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise ExportError(f"cannot write {target}: {error}; the file was not changed") from error
+    _sync_folder(target.parent)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file of a set written all together: `new` None removes it. `old` is its text
+    when planned (None: no file), put back if the set cannot be completed."""
+
+    path: Path
+    old: str | None
+    new: str | None
+    bom: bool = False
+
+
+def write_together(changes: Sequence[FileChange]) -> None:
+    """Write (or remove) every file, in order, or leave them all as they were.
+
+    Every new text is first written to a temporary file beside its target; only when all
+    are there are they renamed into place (the same file system: each rename is atomic).
+    Should a rename or removal still fail, the files already changed get their old text
+    back, and the message says so."""
+    targets = [_written_file(c.path) for c in changes]
+    temporaries: list[Path | None] = []
+    try:
+        for change, target in zip(changes, targets, strict=True):
+            data = None if change.new is None else _encoded(target, change.new, change.bom)
+            temporaries.append(
+                None if data is None else _temporary_copy(target, data, "nothing was changed")
+            )
+    except ExportError:
+        _discard(temporaries)
+        raise
+    done: list[FileChange] = []
+    for change, target, temporary in zip(changes, targets, temporaries, strict=True):
+        try:
+            if temporary is None:
+                target.unlink(missing_ok=True)
+            else:
+                os.replace(temporary, target)
+        except OSError as error:
+            _discard(temporaries[len(done) :])
+            left = _put_back(done)
+            outcome = (
+                "the files written before it were put back as they were"
+                if not left
+                else f"could not put back {', '.join(map(str, left))}: check them"
+            )
+            raise ExportError(f"cannot write {target}: {error}; {outcome}") from error
+        done.append(change)
+    for folder in dict.fromkeys(t.parent for t in targets):
+        _sync_folder(folder)
+
+
+def _put_back(done: Sequence[FileChange]) -> list[Path]:
+    """Give the files already written their old text again; those that could not be."""
+    left = []
+    for change in reversed(done):
+        try:
+            if change.old is None:
+                _written_file(change.path).unlink(missing_ok=True)
+            else:
+                write_atomically(change.path, change.old, bom=change.bom)
+        except (OSError, ExportError):
+            left.append(change.path)
+    return left
+
+
+def _discard(temporaries: Sequence[Path | None]) -> None:
+    for temporary in temporaries:
+        if temporary is not None:
+            with suppress(OSError):
+                os.unlink(temporary)
+
+
+def _written_file(path: Path) -> Path:
+    """The file a write replaces: a symbolic link's target (the link stays a link); its
+    folder must exist and it must not be a folder."""
     target = path.resolve() if path.is_symlink() else path
-    folder = target.parent
-    if not folder.is_dir():
-        raise ExportError(f"the folder {folder} does not exist; nothing was written")
+    if not target.parent.is_dir():
+        raise ExportError(f"the folder {target.parent} does not exist; nothing was written")
     if target.is_dir():
         raise ExportError(f"{target} is a folder, not a file; nothing was written")
+    return target
+
+
+def _encoded(target: Path, text: str, bom: bool) -> bytes:
     try:
-        data = (_BOM if bom else b"") + text.encode("utf-8")
+        return (_BOM if bom else b"") + text.encode("utf-8")
     except UnicodeEncodeError as error:
         message = f"the text for {target} is not valid Unicode; nothing was written"
         raise ExportError(message) from error
+
+
+def _temporary_copy(target: Path, data: bytes, unchanged: str) -> Path:
+    """`data` in a new file beside `target`, synced and with the permission bits `target`
+    has (or a new file would get), ready to be renamed onto it."""
     temporary: str | None = None
-    done = False
     try:
         mode = _mode_of(target)
         with tempfile.NamedTemporaryFile(
-            dir=folder, prefix=f".{target.name}.", suffix=".tmp", delete=False
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
         ) as handle:
             temporary = handle.name
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, mode)
-        os.replace(temporary, target)
-        done = True
     except OSError as error:
-        raise ExportError(f"cannot write {target}: {error}; the file was not changed") from error
-    finally:
-        if not done and temporary is not None:
+        if temporary is not None:
             with suppress(OSError):
                 os.unlink(temporary)
-    _sync_folder(folder)
+        raise ExportError(f"cannot write {target}: {error}; {unchanged}") from error
+    return Path(temporary)
 
 
 def _mode_of(path: Path) -> int:

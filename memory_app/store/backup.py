@@ -7,12 +7,15 @@ mode: a reader never blocks a writer). The copy becomes one self-contained file
 then is renamed to its name, private (0600): a half-made backup never carries the name.
 
 Restoring checks a private copy of the file (so the file given is never touched): a
-SQLite database, whole, a Memory Curator store of a schema this version opens. The
-current store is then set aside into backups/ (never deleted), the copy renamed into
-its place and the store opened once. Nothing else may have the store open meanwhile:
-SQLite switches a database out of WAL mode only when no other connection has it open,
-so that switch is the test (the window, `memory-app mcp`, an import and a hook all hold
-a connection), and its exclusive lock is held until the copy is in place.
+SQLite database, whole, a Memory Curator store of a schema this version opens. Nothing
+else may have the store open meanwhile: SQLite switches a database out of WAL mode only
+when no other connection has it open, so that switch is the test (the window,
+`memory-app mcp`, an import and a hook all hold a connection), and its exclusive lock is
+held until the copy is in. Under that lock SQLite's backup API copies the current store
+into backups/ (never deleted; any file system) and then the checked copy into the
+store's own file: the file stays the same one, so a program that opened it meanwhile
+and waits for the lock reads the restored store. A store SQLite cannot read at all is
+moved aside instead (renamed beside itself, then moved, across file systems a copy).
 
 Names in backups/ (the stem is the store's, "memory"): `memory.<time>.bak` (asked for),
 `memory.daily.<time>.bak` (automatic, the newest N kept), `memory.before-restore.<time>.bak`
@@ -23,6 +26,7 @@ schema upgrade. Only the daily ones are ever deleted.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import sqlite3
@@ -384,7 +388,7 @@ def rotate(db_path: Path, backup_dir: Path | None, keep: int) -> list[Path]:
 
 def check_backup(source: Path, db_path: Path) -> StagedRestore:
     """Check that `source` can be restored over the store at `db_path`, on a private copy
-    made beside the store; the copy is what `put_in_place` renames into place.
+    made beside the store; the copy is what `put_in_place` puts in place.
 
     Raises BackupError naming `source`: missing, a folder, not a SQLite database, not a
     Memory Curator store, written by a newer version, or damaged."""
@@ -482,41 +486,131 @@ def _refused(source: Path, reason: str) -> BackupError:
 def put_in_place(
     staged: StagedRestore, db_url: str, backup_dir: Path | None, now: datetime | None = None
 ) -> RestoreResult:
-    """Set the current store aside into the backups folder and put the checked copy in its
-    place, then open it once. Refuses (StoreInUseError) while anything has the store
-    open. On any failure the previous store is back where it was."""
+    """Keep the current store in the backups folder and put the checked copy in its place,
+    then open it once. Refuses (StoreInUseError) while anything has the store open. On
+    any failure the previous store is back where it was.
+
+    The store is copied into, not replaced: its file stays the same one, so a program
+    that opened it just before (and waits for the lock) reads the restored store, never
+    the one set aside. Only a file SQLite cannot read at all is moved aside."""
     db_path = store_file(db_url)
     folder = backups_folder(db_path, backup_dir)
     kept: Path | None = None
+    copied = False
     try:
-        with _held(db_path):
-            if db_path.exists() and db_path.stat().st_size > 0:
-                kept = _set_aside(db_path, folder, now)
+        with _held(db_path) as live:
+            if live is not None:
+                kept = _keep_copy(live, db_path, folder, now)
+                _copy_into(staged, live, db_path)
+                copied = True
             else:
-                _remove_with_companions(db_path)  # an empty file is no store
-            try:
-                os.replace(staged.copy, db_path)
-            except OSError as exc:
-                if kept is not None:
-                    _move_with_companions(kept, db_path)
-                raise BackupError(
-                    f"Could not put {staged.source} in place of {db_path} "
-                    f"({exc.strerror or exc}); the store was left as it was."
-                ) from exc
-    except BaseException:
+                kept = _replace_file(staged, db_path, folder, now)
+    finally:
         staged.discard()
-        raise
     try:
         Database(db_url, backup_dir=backup_dir).close()  # checks it, upgrades an older one
     except StoreError as exc:
-        _remove_with_companions(db_path)
-        if kept is not None:
-            _move_with_companions(kept, db_path)
+        try:
+            _put_back(kept, db_path, copied)
+        except (OSError, sqlite3.Error, StoreError) as failed:
+            raise BackupError(
+                f"The restored store {db_path} could not be opened ({exc}), and the previous "
+                f"store could not be put back ({failed}): it is kept as {kept}; copy it to "
+                f"{db_path} once nothing has the store open."
+            ) from exc
         raise BackupError(
             f"The restored store {db_path} could not be opened ({exc}); the previous store "
             "was put back, nothing was changed."
         ) from exc
     return RestoreResult(staged.source, db_path, kept, staged.summary)
+
+
+def _keep_copy(live: sqlite3.Connection, db_path: Path, folder: Path, now: datetime | None) -> Path:
+    """SQLite's copy of the held store as `memory.before-restore.<time>.bak` (page by
+    page, whatever they hold: a damaged store is kept as it is)."""
+    try:
+        private_folder(folder)
+    except OSError as exc:
+        raise BackupError(
+            f"Could not keep the current store aside in {folder} ({exc.strerror or exc}); "
+            "nothing was changed."
+        ) from exc
+    kept = _free_name(folder, backup_name(db_path, BEFORE_RESTORE, now))
+    temporary = _temporary_beside(kept)
+    try:
+        destination = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            live.backup(destination)
+            destination.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            destination.close()
+        os.replace(temporary, kept)
+    except (OSError, sqlite3.Error) as exc:
+        _remove_with_companions(temporary)
+        reason = exc.strerror if isinstance(exc, OSError) else exc
+        raise BackupError(
+            f"Could not keep the current store aside in {folder} ({reason or exc}); "
+            "nothing was changed."
+        ) from exc
+    return kept
+
+
+def _copy_into(staged: StagedRestore, live: sqlite3.Connection, db_path: Path) -> None:
+    """The checked copy's pages into the held store, in one transaction of the store's
+    (a failure rolls it back)."""
+    try:
+        source = sqlite3.connect(staged.copy, isolation_level=None)
+        try:
+            source.backup(live)
+        finally:
+            source.close()
+    except sqlite3.Error as exc:
+        raise BackupError(
+            f"Could not put {staged.source} in place of {db_path} ({exc}); the store was "
+            "left as it was."
+        ) from exc
+
+
+def _replace_file(
+    staged: StagedRestore, db_path: Path, folder: Path, now: datetime | None
+) -> Path | None:
+    """No store SQLite can read (none, an empty file, or not a database): move what is
+    there aside and rename the checked copy into its place. Where the kept store went,
+    None when there was none."""
+    kept = None
+    if db_path.exists() and db_path.stat().st_size > 0:
+        kept = _set_aside(db_path, folder, now)
+    else:
+        _remove_with_companions(db_path)  # an empty file is no store
+    try:
+        os.replace(staged.copy, db_path)
+    except OSError as exc:
+        if kept is not None:
+            with contextlib.suppress(OSError):
+                _move_with_companions(kept, db_path)
+        raise BackupError(
+            f"Could not put {staged.source} in place of {db_path} "
+            f"({exc.strerror or exc}); the store was left as it was."
+        ) from exc
+    return kept
+
+
+def _put_back(kept: Path | None, db_path: Path, copied: bool) -> None:
+    """The previous store again, after the restored one could not be opened: copied back
+    into the store's file, or moved back when it had been moved aside."""
+    if kept is None or not copied:
+        _remove_with_companions(db_path)
+        if kept is not None:
+            _move_with_companions(kept, db_path)
+        return
+    with _held(db_path) as live:
+        if live is None:
+            raise BackupError(f"SQLite cannot read {db_path}")
+        source = sqlite3.connect(kept, isolation_level=None)
+        try:
+            source.backup(live)
+        finally:
+            source.close()
 
 
 def restore(
@@ -529,27 +623,32 @@ def restore(
 
 
 @contextlib.contextmanager
-def _held(db_path: Path) -> Iterator[None]:
-    """While inside, nothing else can open the store; StoreInUseError when something has
-    it open now. Leaving WAL mode needs every other connection closed (and folds the -wal
-    into the file); the exclusive lock then keeps newcomers waiting. A file SQLite cannot
-    read at all is held by nobody."""
+def _held(db_path: Path) -> Iterator[sqlite3.Connection | None]:
+    """While inside, nothing else can open the store: the connection that holds it, None
+    when there is no store SQLite can read (then nobody holds it); StoreInUseError when
+    something has it open now. Leaving WAL mode needs every other connection closed (and
+    folds the -wal into the file); the exclusive lock then keeps newcomers waiting (their
+    busy timeout) until the connection closes. Nothing in this process may open and
+    close the store's file meanwhile: closing any descriptor of it drops the lock."""
     if not db_path.is_file() or db_path.stat().st_size == 0:
-        yield
+        yield None
         return
     try:
         conn = sqlite3.connect(db_path, timeout=0, isolation_level=None)
     except sqlite3.Error:
-        yield
+        yield None
         return
-    held = db_path.stat().st_ino
     mode = None
+    holding = False
     try:
         try:
             mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0])
             conn.execute("PRAGMA journal_mode=DELETE")
             conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+            # Exclusive locking mode keeps the lock after the transaction ends.
             conn.execute("BEGIN EXCLUSIVE")
+            conn.execute("COMMIT")
+            holding = True
         except sqlite3.DatabaseError as exc:
             code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
             if code in _BUSY:
@@ -563,26 +662,37 @@ def _held(db_path: Path) -> Iterator[None]:
                 raise BackupError(
                     f"Could not prepare {db_path} for the restore ({exc}); nothing was changed."
                 ) from exc
-        yield
+        yield conn if holding else None
     finally:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
-        with contextlib.suppress(sqlite3.Error, OSError):
-            if mode == "wal" and db_path.stat().st_ino == held:  # still the store: as it was
+        with contextlib.suppress(sqlite3.Error):
+            if holding and mode == "wal":  # the store's mode, as it was
                 conn.execute("PRAGMA journal_mode=WAL")
         conn.close()
 
 
 def _set_aside(db_path: Path, folder: Path, now: datetime | None) -> Path:
-    kept = None
+    """Move the store (and its -wal, -shm) into the backups folder: first renamed beside
+    itself, which frees its name at once, then moved, a copy when the backups folder is
+    on another file system. On failure it is back under its name."""
     try:
         private_folder(folder)
-        kept = _free_name(folder, backup_name(db_path, BEFORE_RESTORE, now))
-        _move_with_companions(db_path, kept)
     except OSError as exc:
-        if kept is not None and kept.exists() and not db_path.exists():
-            with contextlib.suppress(OSError):
-                _move_with_companions(kept, db_path)
+        raise BackupError(
+            f"Could not keep the current store aside in {folder} ({exc.strerror or exc}); "
+            "nothing was changed."
+        ) from exc
+    kept = _free_name(folder, backup_name(db_path, BEFORE_RESTORE, now))
+    aside = _temporary_beside(db_path, prefix=f"{db_path.name}.{BEFORE_RESTORE}-")
+    try:
+        _move_with_companions(db_path, aside)
+        _move_with_companions(aside, kept)
+    except OSError as exc:
+        _back_under(db_path, aside, kept)
+        with contextlib.suppress(OSError):
+            if db_path.exists() and aside.stat().st_size == 0:
+                aside.unlink()  # the name reserved beside the store, never used
         raise BackupError(
             f"Could not keep the current store aside in {folder} ({exc.strerror or exc}); "
             "nothing was changed."
@@ -590,14 +700,47 @@ def _set_aside(db_path: Path, folder: Path, now: datetime | None) -> Path:
     return kept
 
 
+def _back_under(db_path: Path, *places: Path) -> None:
+    """Whatever of the store and its companions a failed move left in `places`, back
+    under the store's names (best effort: never over a file that is there)."""
+    for place in places:
+        for suffix in ("", *SQLITE_COMPANIONS):
+            moved = place.with_name(place.name + suffix)
+            home = db_path.with_name(db_path.name + suffix)
+            if moved.exists() and not home.exists():
+                with contextlib.suppress(OSError):
+                    _move(moved, home)
+
+
 def _move_with_companions(source: Path, target: Path) -> None:
-    """Rename a database and its -wal, -shm and -journal together (a -wal belongs to the
+    """Move a database and its -wal, -shm and -journal together (a -wal belongs to the
     file of its name: left behind, SQLite would apply it to another database)."""
-    os.rename(source, target)
+    _move(source, target)
     for suffix in SQLITE_COMPANIONS:
         companion = source.with_name(source.name + suffix)
         if companion.exists():
-            os.replace(companion, target.with_name(target.name + suffix))
+            _move(companion, target.with_name(target.name + suffix))
+
+
+def _move(source: Path, target: Path) -> None:
+    """A rename; across file systems (EXDEV) a private copy beside the target renamed onto
+    it, then the source removed (shutil.move's way, with no half-copied target)."""
+    try:
+        os.replace(source, target)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    temporary = target.with_name(f".{target.name}.moving")
+    try:
+        private_file(temporary)
+        shutil.copyfile(source, temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    source.unlink()
 
 
 def _remove_with_companions(path: Path) -> None:

@@ -4,21 +4,35 @@ Rows are written column by column (store/row_json.py), so a column a later schem
 in the mirror without a change here. Left out on purpose: columns derived from others
 (`content_key`, and `decay_factor`, which nightly maintenance recomputes for every memory:
 written, it would change every file every night), a conversation's text (resources are
-kept by reference), and memories held for review as possible secrets (never exported
-until a person keeps them), with their conflicts. Usage logs, model-call costs and
-maintenance runs are the machine's own and stay out.
+kept by reference), and what may be a secret a person has not released:
+
+- a memory held for review as a possible secret (never exported until a person keeps
+  it), one whose history shows it held and not kept since, and a forgotten (deleted)
+  one that was ever held, with their conflicts and verdicts;
+- in every history exported, a secret in an earlier value: what the redaction rules or
+  the possible-secret check flag (domain/redaction.py, domain/possible_secrets.py) is
+  replaced by a placeholder, unless the memory says it now (then a person kept it, and
+  it is in the file anyway). Undo in the store that imports it gives back the text with
+  the placeholder. A memory's file name and its identity across stores are taken from
+  its first words with that same replacement, so they do not change when its history
+  is cleaned.
+
+Usage logs, model-call costs and maintenance runs are the machine's own and stay out.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Connection
 from sqlmodel import Session, SQLModel
 
+from memory_app.domain.possible_secrets import possible_secret
+from memory_app.domain.redaction import placeholder, redact
 from memory_app.store import mirror_files as layout
 from memory_app.store.mirror_files import REFERENCE_PREFIX
 from memory_app.store.row_json import columns, row_json
@@ -39,6 +53,9 @@ DERIVED_ITEM_COLUMNS = ("content_key", "decay_factor")
 RESOURCE_LEFT_OUT = ("text",)
 SUMMARY_TEXTS = ("markdown", "digest")  # written as markdown files of their own
 HELD = "held"
+RELEASED = "active"  # what `keep` makes a held memory
+DELETED = "deleted"
+POSSIBLE_SECRET = "possible-secret"  # the placeholder's kind, for a token no rule names
 
 
 @dataclass(frozen=True)
@@ -50,36 +67,45 @@ class MirrorContent:
     conflicts: int
     resources: int
     categories: int
-    held: int  # memories held for review, left out
-    conflicts_left_out: int  # conflicts with a held memory
+    held: int  # memories held for review (or with a held past), left out
+    conflicts_left_out: int  # conflicts with such a memory
+    history_withheld: int  # history values whose secrets were replaced by placeholders
 
 
 def mirror_content(session: Session, schema_version: int) -> MirrorContent:
     """Every file of the mirror of the store, built in one read transaction."""
     conn = session.connection()
     all_items = _rows(conn, MemoryItemRow)
-    items = [i for i in all_items if i["status"] != HELD]
-    kept = {i["id"] for i in items}
     events = _rows(conn, AuditEventRow)
+    histories: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for event in events:
+        if event["item_id"] is not None:
+            histories[event["item_id"]].append(event)
+    items = [i for i in all_items if not held_back(i, histories[i["id"]])]
+    kept = {i["id"] for i in items}
     conflicts = _rows(conn, ConflictRow)
     members: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for member in _rows(conn, ConflictMemberRow, ("conflict_id", "position")):
         members[member["conflict_id"]].append(member)
     shown = [c for c in conflicts if all(m["item_id"] in kept for m in members[c["id"]])]
-    shown_ids = {c["id"] for c in shown}
+    shown_ids = {c["id"]: c for c in shown}
+    rows_of = {i["id"]: row_json(MemoryItemRow, i, DERIVED_ITEM_COLUMNS) for i in items}
 
+    scrub = _Scrubber()
     by_item: dict[int, list[dict[str, Any]]] = defaultdict(list)
     by_conflict: dict[int, list[dict[str, Any]]] = defaultdict(list)
     store_events = []
     for event in events:
         if event["item_id"] is not None:
             if event["item_id"] in kept:
-                by_item[event["item_id"]].append(row_json(AuditEventRow, event))
+                written = scrub(row_json(AuditEventRow, event), rows_of[event["item_id"]])
+                by_item[event["item_id"]].append(written)
         elif event["conflict_id"] is not None:
             if event["conflict_id"] in shown_ids:
-                by_conflict[event["conflict_id"]].append(row_json(AuditEventRow, event))
+                now = row_json(ConflictRow, shown_ids[event["conflict_id"]])
+                by_conflict[event["conflict_id"]].append(scrub(row_json(AuditEventRow, event), now))
         else:
-            store_events.append(row_json(AuditEventRow, event))
+            store_events.append(scrub(row_json(AuditEventRow, event), {}))
 
     stored = _rows(conn, ResourceRow, skip=RESOURCE_LEFT_OUT)
     resources, aliases = _resources(stored)
@@ -89,11 +115,15 @@ def mirror_content(session: Session, schema_version: int) -> MirrorContent:
         exclusions[row["item_id"]].append(row_json(ContextExclusionRow, row))
     for item in items:
         history = by_item[item["id"]]
-        path = layout.item_path(item["id"], item["category"], first_content(item, history))
-        memory = row_json(MemoryItemRow, item, DERIVED_ITEM_COLUMNS)
+        first = without_secrets(first_content(item, history))
+        path = layout.item_path(item["id"], item["category"], first)
+        memory = rows_of[item["id"]]
         source = memory.get("source_resource_id")
         if isinstance(source, int):
             memory["source_resource_id"] = aliases.get(source, source)
+        successor = memory.get("superseded_by")
+        if successor is not None and successor not in kept:
+            memory["superseded_by"] = None  # its successor is held back: not in the mirror
         files[path] = layout.dumps(
             {
                 "memory": memory,
@@ -150,7 +180,76 @@ def mirror_content(session: Session, schema_version: int) -> MirrorContent:
         categories=categories,
         held=len(all_items) - len(items),
         conflicts_left_out=len(conflicts) - len(shown),
+        history_withheld=scrub.withheld,
     )
+
+
+def held_back(item: Mapping[str, Any], history: Sequence[Mapping[str, Any]]) -> bool:
+    """A memory the mirror leaves out as a possible secret: held for review now, held
+    and not kept since (its history, oldest first), or forgotten after being held."""
+    if item["status"] == HELD:
+        return True
+    held = ever = False
+    for event in history:
+        before, after = _status(event.get("before")), _status(event.get("after"))
+        if after == HELD:
+            held = ever = True
+        elif before == HELD and after == RELEASED:
+            held = False  # kept: a person looked at it
+    return held or (ever and item["status"] == DELETED)
+
+
+def _status(snapshot: Any) -> Any:
+    return snapshot.get("status") if isinstance(snapshot, dict) else None
+
+
+class _Scrubber:
+    """Replaces in an event's snapshots each text that holds a secret by its
+    `without_secrets` form, unless the owner says the same now (written in its own file
+    anyway); counts the fields changed."""
+
+    def __init__(self) -> None:
+        self.withheld = 0
+
+    def __call__(self, event: dict[str, Any], now: Mapping[str, Any]) -> dict[str, Any]:
+        for side in ("before", "after"):
+            snapshot = event.get(side)
+            if not isinstance(snapshot, dict):
+                continue
+            for name, value in snapshot.items():
+                if name in now and now[name] == value:
+                    continue
+                clean = _cleaned(value)
+                if clean != value:
+                    snapshot[name] = clean
+                    self.withheld += 1
+        return event
+
+
+def _cleaned(value: Any) -> Any:
+    """A JSON value with every string in it `without_secrets`."""
+    if isinstance(value, str):
+        return without_secrets(value)
+    if isinstance(value, dict):
+        return {k: _cleaned(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(v) for v in value]
+    return value
+
+
+@lru_cache(maxsize=8192)
+def without_secrets(text: str) -> str:
+    """`text` with what redaction removes, and every possible secret, replaced by a
+    placeholder ("token is [REDACTED:possible-secret]"): the same text for the same
+    input, so a memory's first words name its file and tell who it is across stores
+    whether or not its history had to be cleaned."""
+    out = redact(text).text
+    while (token := possible_secret(out)) is not None:
+        shorter = out.replace(token, placeholder(POSSIBLE_SECRET))
+        if shorter == out:
+            break
+        out = shorter
+    return out
 
 
 def first_content(item: dict[str, Any], history: Sequence[dict[str, Any]]) -> str:

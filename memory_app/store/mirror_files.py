@@ -13,6 +13,11 @@ so that git diffs stay small, and how it is read back with errors that name the 
 JSON is written with sorted keys, two-space indents and one trailing newline, so the
 same store always gives the same bytes; a memory's file name keeps the words it was
 first learnt with, so editing it changes the file rather than renaming it.
+
+Symbolic links are never followed, written, removed or read through below the mirror's
+folder (the folder itself may be one): a link in a cloned or shared mirror could lead an
+export to overwrite or delete files elsewhere, or an import to read them. A link is
+refused with its name before anything is written.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from json.decoder import JSONObject  # type: ignore[attr-defined]  # public, undeclared
 from json.scanner import py_make_scanner  # type: ignore[attr-defined]
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 FORMAT = "memory-curator-mirror"
@@ -50,6 +55,10 @@ OWNED_SUFFIXES = (".json", ".md")
 REFERENCE_PREFIX = "reference:"
 _SLUG_WORDS = 8
 _SLUG_CHARS = 48
+LINK = (
+    "is a symbolic link: the mirror's files must be in its folder "
+    "(links are never followed; replace it with the folder or file itself)"
+)
 
 
 class MirrorError(ValueError):
@@ -154,30 +163,58 @@ def write_mirror(folder: Path, files: Mapping[str, bytes]) -> WriteReport:
     """Bring `folder` to exactly `files` (relative path → bytes): a file whose bytes are
     already right is not touched, a stale file of ours is removed, anything else in the
     folder (.git, a README) is left alone. Each file is replaced atomically; the manifest
-    is written last. A file that cannot be written is a MirrorError naming it."""
+    is written last. Every path is checked first (no link, inside the folder), so a
+    refusal writes nothing; a file that cannot be written is a MirrorError naming it."""
     check_target(folder)
+    targets = {relative: inside(folder, relative) for relative in files}
+    stale = [inside(folder, r) for r in owned_files(folder) if r not in files]
     report = WriteReport()
     with _named(folder):
         folder.mkdir(parents=True, exist_ok=True)
     for relative in sorted(files, key=lambda p: (p == MANIFEST, p)):
-        target = folder / relative
+        target = targets[relative]
         data = files[relative]
         with _named(target):
             if target.is_file() and target.read_bytes() == data:
                 report.unchanged += 1
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            temporary = target.with_name(f".{target.name}.tmp")
-            temporary.write_bytes(data)
-            os.replace(temporary, target)
+            inside(folder, relative)  # a folder just made is no link; one found is refused
+            _replace(target, data)
         report.written.append(relative)
-    for relative in owned_files(folder):
-        if relative not in files:
-            with _named(folder / relative):
-                (folder / relative).unlink()
-            report.removed.append(relative)
+    for path in stale:
+        with _named(path):
+            path.unlink()
+        report.removed.append(path.relative_to(folder).as_posix())
     _remove_empty_folders(folder)
     return report
+
+
+def _replace(target: Path, data: bytes) -> None:
+    """Write `target` through a temporary file created afresh (never through a link
+    left in its place), then rename it over the target."""
+    temporary = target.with_name(f".{target.name}.tmp")
+    if temporary.is_symlink() or temporary.exists():
+        temporary.unlink()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(temporary, flags, 0o644), "wb") as out:
+        out.write(data)
+    os.replace(temporary, target)
+
+
+def inside(folder: Path, relative: str) -> Path:
+    """`folder / relative`, once no part of it below `folder` is a symbolic link and it
+    stays inside `folder`; else a MirrorError naming the link (or the path)."""
+    path = folder
+    for part in PurePosixPath(relative).parts:
+        if part in ("..", "/"):
+            raise MirrorError(folder / relative, "leads out of the mirror folder")
+        path = path / part
+        if path.is_symlink():
+            raise MirrorError(path, LINK)
+    if not path.resolve().is_relative_to(folder.resolve()):
+        raise MirrorError(path, "leads out of the mirror folder")
+    return path
 
 
 @contextmanager
@@ -190,16 +227,33 @@ def _named(path: Path) -> Iterator[None]:
 
 
 def owned_files(folder: Path) -> list[str]:
-    """The files of the mirror's own kinds in the folders it owns, relative, sorted."""
+    """The files of the mirror's own kinds in the folders it owns, relative, sorted; a
+    symbolic link there (a folder or a file) is refused, never followed."""
     found = []
     for name in OWNED_FOLDERS:
-        base = folder / name
+        base = inside(folder, name)
         if not base.is_dir():
             continue
-        for path in base.rglob("*"):
-            if path.is_file() and path.suffix in OWNED_SUFFIXES and not path.name.startswith("."):
+        for path in walk(base):
+            if path.suffix in OWNED_SUFFIXES and not path.name.startswith("."):
                 found.append(path.relative_to(folder).as_posix())
     return sorted(found)
+
+
+def walk(base: Path, skip_hidden: bool = False) -> Iterator[Path]:
+    """Every file under `base` (a real folder), without following links: a link to a
+    folder or a file is a MirrorError naming it. Hidden folders are passed over when
+    `skip_hidden` (their links too)."""
+    for root, folders, names in os.walk(base, followlinks=False):
+        here = Path(root)
+        if skip_hidden:
+            folders[:] = [f for f in folders if not f.startswith(".")]
+        for name in sorted((*folders, *names)):
+            if (here / name).is_symlink() and not (skip_hidden and name.startswith(".")):
+                raise MirrorError(here / name, LINK)
+        folders.sort()
+        for name in sorted(names):
+            yield here / name
 
 
 def _remove_empty_folders(folder: Path) -> None:
@@ -207,7 +261,7 @@ def _remove_empty_folders(folder: Path) -> None:
     if not base.is_dir():
         return
     for path in sorted(base.iterdir()):
-        if path.is_dir() and not any(path.iterdir()):
+        if path.is_dir() and not path.is_symlink() and not any(path.iterdir()):
             path.rmdir()
 
 
@@ -280,7 +334,7 @@ def _attach(value: Any, document: _Document, pointer: Pointer) -> None:
 
 
 def read_text(folder: Path, relative: str) -> str:
-    path = folder / relative
+    path = inside(folder, relative)
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -291,7 +345,7 @@ def read_text(folder: Path, relative: str) -> str:
 
 def read_markdown(folder: Path, relative: str) -> str:
     """A markdown file's text exactly as written: no newline translation."""
-    path = folder / relative
+    path = inside(folder, relative)
     try:
         return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -373,14 +427,15 @@ def _string_end(s: str, i: int) -> int:
 
 
 def files_under(folder: Path, relative: str, suffix: str) -> list[str]:
-    """Files with the suffix under a folder of the mirror (hidden ones skipped), sorted."""
-    base = folder / relative
+    """Files with the suffix under a folder of the mirror (hidden ones skipped), sorted;
+    a symbolic link there is a MirrorError naming it (never read through)."""
+    base = inside(folder, relative)
     if not base.is_dir():
         return []
     return sorted(
         p.relative_to(folder).as_posix()
-        for p in base.rglob(f"*{suffix}")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(base).parts)
+        for p in walk(base, skip_hidden=True)
+        if p.name.endswith(suffix) and not p.name.startswith(".")
     )
 
 

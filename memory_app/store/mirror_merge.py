@@ -5,12 +5,15 @@ The rules, which the README's "Git mirror" section states for people:
 
 - A memory of the mirror is the same as a memory of the store when both were created at
   the same moment with the same words (its `extracted_at` and the content of its first
-  history event: editing a memory does not change who it is), or else when they say the
+  history event, a secret in it replaced as the export replaces it: editing a memory
+  does not change who it is), or else when they say the
   same thing, now or when created (the pipeline's duplicate rule on normalized text; a
   memory in the same category is preferred, as one may have moved since).
 - A memory the store lacks is added with its whole history, keeping its id when the
   store has no memory with that id (so an import into an empty store keeps every id),
-  else taking the next free one; references to it follow.
+  else taking the next free one; references to it follow. So does a memory whose id
+  another memory of the mirror has (two machines' new memories, merged by git:
+  mirror_read.py tells them apart).
 - A memory both have keeps the store's version unless the mirror's was changed later
   (`updated_at`): then the fields a person edits take the mirror's values, recorded as
   one "import" event in its history. Usage counters stay the store's own.
@@ -23,6 +26,9 @@ The rules, which the README's "Git mirror" section states for people:
   export writes it as it was; importing the conversation itself later stores it as
   usual, and `retry` leaves a pending one alone (its text is on the other machine).
 - A category's summary is the mirror's when the store has none or an older one.
+
+A row the database still refuses (a rule the reader does not check) is a MirrorError
+naming the file it came from; the transaction is rolled back, so nothing is written.
 """
 
 from __future__ import annotations
@@ -30,18 +36,23 @@ from __future__ import annotations
 import json
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from memory_app.domain.similarity import content_key
+from memory_app.store import mirror_files as layout
 from memory_app.store import repository as repo
 from memory_app.store.conflicts import pair_key
-from memory_app.store.mirror_files import REFERENCE_PREFIX
+from memory_app.store.mirror_export import without_secrets
+from memory_app.store.mirror_files import REFERENCE_PREFIX, MirrorError
 from memory_app.store.mirror_read import Mirror, MirrorConflict, MirrorItem
 from memory_app.store.tables import (
     AuditEventRow,
@@ -64,7 +75,7 @@ class MergeReport:
     memories_added: list[int] = field(default_factory=list)  # the store's ids
     memories_updated: list[int] = field(default_factory=list)
     memories_unchanged: int = 0
-    ids_kept: bool = True  # every added memory kept the mirror's id
+    ids_kept: bool = True  # every added memory kept the id its file gives
     conflicts_added: list[int] = field(default_factory=list)
     conflicts_updated: list[int] = field(default_factory=list)
     resources_added: int = 0
@@ -96,20 +107,42 @@ class _Merge:
     def run(self) -> MergeReport:
         before = _categories_with_items(self.conn)
         self.report.store_had_memories = bool(before)
-        self._categories()
-        self._resources()
-        added = self._items()
-        conflicts = self._conflicts()
-        self._events(added, conflicts)
-        self._missing_creations(added)
-        self._judgements()
-        self._exclusions()
-        taken = self._summaries()
+        with self._from(layout.CATEGORY_INDEX):
+            self._categories()
+        with self._from(layout.RESOURCE_INDEX):
+            self._resources()
+        with self._from(layout.ITEMS):
+            added = self._items()
+        with self._from(layout.CONFLICTS):
+            conflicts = self._conflicts()
+        with self._from(layout.ITEMS, layout.CONFLICTS, layout.CATEGORY_HISTORY):
+            self._events(added, conflicts)
+            self._missing_creations(added)
+        with self._from(layout.CONFLICTS):
+            self._judgements()
+        with self._from(layout.ITEMS):
+            self._exclusions()
+        with self._from(layout.CATEGORY_INDEX):
+            taken = self._summaries()
         self.report.summaries_to_refresh = sorted(
             key for key in self.touched if not (key in taken and key not in before)
         )
-        self.session.flush()
+        with self._from(layout.ITEMS, layout.CONFLICTS):
+            self.session.flush()
         return self.report
+
+    @contextmanager
+    def _from(self, *sources: str) -> Iterator[None]:
+        """A row the database refuses, as a MirrorError naming where it came from."""
+        try:
+            yield
+        except IntegrityError as exc:
+            where: Path = self.mirror.folder / sources[0]
+            others = ", ".join(sources[1:])
+            also = f" (or {others})" if others else ""
+            reason = str(exc.orig).strip() or type(exc.orig).__name__
+            message = f"cannot be imported{also}: the store refuses a row of it ({reason})"
+            raise MirrorError(where, message) from None
 
     # -- categories and conversations -------------------------------------------------------
 
@@ -151,25 +184,20 @@ class _Merge:
     def _items(self) -> list[MirrorItem]:
         """Match every mirror memory to the store's or add it; returns the added ones."""
         table = table_of(MemoryItemRow)
-        local = list(self.conn.execute(select(table)).mappings())
-        firsts = _first_contents(self.conn)
-        by_origin: dict[tuple[datetime, str], int] = {}
-        by_content: dict[str, list[int]] = defaultdict(list)
-        for row in sorted(local, key=lambda r: (r["category"], r["id"])):
-            first = firsts.get(row["id"], row["content"])
-            by_origin.setdefault((row["extracted_at"], content_key(first)), row["id"])
-            by_content[row["content_key"]].append(row["id"])
-        category_of = {row["id"]: row["category"] for row in local}
-        updated = {row["id"]: row["updated_at"] for row in local}
-        taken = {row["id"] for row in local}
+        known = StoreMemories(self.conn)
+        taken = set(known.category_of)
         claimed: set[int] = set()
         added: list[MirrorItem] = []
         matched: list[tuple[MirrorItem, int]] = []
         for item in sorted(self.mirror.items, key=lambda i: int(i.memory["id"])):
             memory = item.memory
-            found = by_origin.get((memory["extracted_at"], content_key(item.first_content)))
-            if found is None or found in claimed:
-                found = _same_words(item, by_content, category_of, claimed)
+            found = known.match(
+                memory["extracted_at"],
+                item.first_content,
+                memory["content"],
+                memory["category"],
+                claimed,
+            )
             if found is None:
                 added.append(item)
                 continue
@@ -191,7 +219,7 @@ class _Merge:
         if rows:
             self.conn.execute(table.insert(), rows)
         self.report.memories_added = [row["id"] for row in rows]
-        self.report.ids_kept = all(old == new for old, new in numbers.items())
+        self.report.ids_kept = all(numbers[i.memory["id"]] == i.file_id for i in added)
         self.touched |= {item.memory["category"] for item in added}
         successors = [
             {
@@ -209,7 +237,7 @@ class _Merge:
             )
             self.conn.execute(statement, successors)
         for item, local_id in matched:
-            if item.memory["updated_at"] > updated[local_id]:
+            if item.memory["updated_at"] > known.updated_at[local_id]:
                 self._update(item, local_id)
             else:
                 self.report.memories_unchanged += 1
@@ -405,20 +433,54 @@ class _Merge:
         return taken
 
 
-def _same_words(
-    item: MirrorItem,
-    by_content: Mapping[str, list[int]],
-    category_of: Mapping[int, str],
-    claimed: set[int],
-) -> int | None:
-    """A memory of the store that says what the mirror's says now or said when created,
-    not matched yet; one in the same category first (a memory may have moved since)."""
-    keys = dict.fromkeys((content_key(item.memory["content"]), content_key(item.first_content)))
-    candidates = [i for key in keys for i in by_content.get(key, ()) if i not in claimed]
-    same = [i for i in candidates if category_of[i] == item.memory["category"]]
-    if same:
-        return same[0]
-    return candidates[0] if candidates else None
+class StoreMemories:
+    """The store's memories as the mirror's are matched to them (the rule above): by
+    origin (created when, with which words), else by what they say."""
+
+    def __init__(self, conn: Connection) -> None:
+        table = table_of(MemoryItemRow)
+        query = select(
+            table.c.id, table.c.category, table.c.content, table.c.content_key,
+            table.c.extracted_at, table.c.updated_at,
+        )  # fmt: skip
+        local = list(conn.execute(query).mappings())
+        firsts = _first_contents(conn)
+        self.by_origin: dict[tuple[datetime, str], int] = {}
+        self.by_content: dict[str, list[int]] = defaultdict(list)
+        for row in sorted(local, key=lambda r: (r["category"], r["id"])):
+            first = without_secrets(firsts.get(row["id"], row["content"]))
+            self.by_origin.setdefault((row["extracted_at"], content_key(first)), row["id"])
+            self.by_content[row["content_key"]].append(row["id"])
+        self.category_of: dict[int, str] = {row["id"]: row["category"] for row in local}
+        self.updated_at: dict[int, datetime] = {row["id"]: row["updated_at"] for row in local}
+
+    def match(
+        self,
+        extracted_at: datetime | None,
+        first: str,
+        content: str,
+        category: str,
+        claimed: Collection[int] = (),
+    ) -> int | None:
+        """The store's id of the memory that is this one, not claimed yet, or None."""
+        found = None
+        if extracted_at is not None:
+            found = self.by_origin.get((extracted_at, content_key(without_secrets(first))))
+        if found is not None and found not in claimed:
+            return found
+        return self._same_words(first, content, category, claimed)
+
+    def _same_words(
+        self, first: str, content: str, category: str, claimed: Collection[int]
+    ) -> int | None:
+        """A memory that says what the mirror's says now or said when created, not
+        matched yet; one in the same category first (a memory may have moved since)."""
+        keys = dict.fromkeys((content_key(content), content_key(first)))
+        candidates = [i for key in keys for i in self.by_content.get(key, ()) if i not in claimed]
+        same = [i for i in candidates if self.category_of[i] == category]
+        if same:
+            return same[0]
+        return candidates[0] if candidates else None
 
 
 def _numbered(ids: Iterable[int], taken: set[int]) -> dict[int, int]:

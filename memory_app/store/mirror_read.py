@@ -2,19 +2,30 @@
 written: every file is parsed and every row checked against its table's columns and the
 seed 000 rules, so a bad file stops the import with its name and line and the store is
 left as it was.
+
+Two machines that each learnt a new memory give them the same id in different files
+(`items/…/245-….json` twice once git merges their mirrors). Two files with one id are the
+same memory written twice, refused, when they were created at the same moment with the
+same words; otherwise the later file's memory is given a new number here. A reference to
+such an id is then told apart where it can be: a conflict member by the content written
+with it, a successor by the conflict it shares with the memory it replaced; a verdict
+that cannot be told apart is left out (the pair is judged again if it matters), any
+other reference is refused with its file and line.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlmodel import SQLModel
 
 from memory_app.domain.records import CONFLICT_STATUSES
+from memory_app.domain.similarity import content_key
 from memory_app.domain.validation import ValidationError, validate_item_fields
 from memory_app.store import mirror_files as layout
 from memory_app.store.mirror_export import (
@@ -22,6 +33,7 @@ from memory_app.store.mirror_export import (
     RESOURCE_LEFT_OUT,
     SUMMARY_TEXTS,
     first_content,
+    without_secrets,
 )
 from memory_app.store.mirror_files import Located, MirrorError
 from memory_app.store.row_json import FieldProblem, decode_row, unknown_keys
@@ -61,6 +73,12 @@ class MirrorItem:
     history: list[dict[str, Any]]  # its audit events, oldest first
     exclusions: list[dict[str, Any]]  # projects it is never injected into
     first_content: str  # what it said when created: part of its identity
+    file_id: int = 0  # the id its file gives; memory["id"] differs when it was taken
+
+    @property
+    def origin(self) -> tuple[datetime, str]:
+        """Who it is across stores: when it was created, with which words."""
+        return self.memory["extracted_at"], content_key(without_secrets(self.first_content))
 
 
 @dataclass
@@ -88,6 +106,20 @@ class Mirror:
     judgements: list[dict[str, Any]] = field(default_factory=list)
     # "memory.foo" → files: fields written by a store with columns this one lacks.
     unknown_fields: Counter[str] = field(default_factory=Counter)
+    verdicts_left_out: int = 0  # about an id two memories share: cannot tell which
+
+
+@dataclass(frozen=True)
+class ItemIdentity:
+    """What tells a memory file's memory apart, read leniently (an export deciding
+    whether a file it would remove is of a memory its store has)."""
+
+    path: Path
+    item_id: int | None
+    extracted_at: datetime | None
+    content: str
+    first_content: str
+    category: str
 
 
 def read_mirror(folder: Path) -> Mirror:
@@ -100,6 +132,7 @@ def read_mirror(folder: Path) -> Mirror:
     reader.resources()
     reader.items()
     reader.conflicts()
+    reader.successors()
     return mirror
 
 
@@ -150,7 +183,8 @@ class _Reader:
         self.mirror = mirror
         self.category_keys: set[str] = set()
         self.resource_ids: set[int] = set()
-        self.item_ids: dict[int, Path] = {}
+        self.by_file_id: dict[int, list[MirrorItem]] = defaultdict(list)  # its file's id
+        self.pairs: set[frozenset[int]] = set()  # members of one conflict, two by two
 
     # -- one file each --------------------------------------------------------------------
 
@@ -207,16 +241,51 @@ class _Reader:
 
     def items(self) -> None:
         for relative in layout.files_under(self.folder, layout.ITEMS, ".json"):
-            self.mirror.items.append(self._item(relative))
-        known = set(self.item_ids)
+            item = self._item(relative)
+            self.by_file_id[item.file_id].append(item)
+            self.mirror.items.append(item)
+        following = max(self.by_file_id, default=0) + 1
+        for file_id, items in sorted(self.by_file_id.items()):
+            for n, item in enumerate(items[1:], start=1):
+                same = next((o for o in items[:n] if o.origin == item.origin), None)
+                if same is not None:
+                    raise MirrorError(
+                        item.path,
+                        f"memory #{file_id} is also in {same.path}",
+                        _line(item.path, "id"),
+                    )
+                _renumber(item, following)
+                following += 1
+
+    def successors(self) -> None:
+        """Every `superseded_by` names a memory of the mirror (told apart when two
+        memories share its id); run once the conflicts are read."""
         for item in self.mirror.items:
             successor = item.memory["superseded_by"]
-            if successor is not None and successor not in known:
+            if successor is None:
+                continue
+            candidates = self.by_file_id.get(successor, [])
+            if len(candidates) > 1:
+                candidates = [
+                    c
+                    for c in candidates
+                    if frozenset((c.memory["id"], item.memory["id"])) in self.pairs
+                ]
+                if len(candidates) != 1:
+                    raise MirrorError(
+                        item.path,
+                        f"superseded_by names memory #{successor}, which two memories of "
+                        f"the mirror have as their id ({self._files(successor)}): give one "
+                        "of them another id",
+                        _line(item.path, "superseded_by"),
+                    )
+            if not candidates:
                 raise MirrorError(
                     item.path,
                     f"superseded_by names memory #{successor}, which the mirror does not hold",
                     _line(item.path, "superseded_by"),
                 )
+            item.memory["superseded_by"] = candidates[0].memory["id"]
 
     def conflicts(self) -> None:
         path = self.folder / layout.CONFLICTS
@@ -230,6 +299,9 @@ class _Reader:
             row = self._row(ConflictJudgementRow, entry, path, "a verdict")
             for name in ("item_a", "item_b"):
                 self._known_item(row[name], path, entry, name)
+            if any(len(self.by_file_id[row[n]]) > 1 for n in ("item_a", "item_b")):
+                self.mirror.verdicts_left_out += 1  # about which of the two? Unknown
+                continue
             self.mirror.judgements.append(row)
 
     # -- parts ------------------------------------------------------------------------------
@@ -242,13 +314,6 @@ class _Reader:
             MemoryItemRow, data, path, "the memory", skip=DERIVED_ITEM_COLUMNS, required=("id",)
         )
         item_id = memory["id"]
-        if item_id in self.item_ids:
-            raise MirrorError(
-                path,
-                f"memory #{item_id} is also in {self.item_ids[item_id]}",
-                data.line_of("id"),
-            )
-        self.item_ids[item_id] = path
         try:
             checked = {k: memory[k] for k in _CHECKED_FIELDS if k in memory}
             validate_item_fields(checked, self.category_keys)
@@ -271,7 +336,8 @@ class _Reader:
             if row["item_id"] != item_id:
                 raise MirrorError(path, f"an exclusion of memory #{row['item_id']}", entry.line)
             exclusions.append(row)
-        return MirrorItem(path, memory, history, exclusions, first_content(memory, history))
+        first = first_content(memory, history)
+        return MirrorItem(path, memory, history, exclusions, first, item_id)
 
     def _conflict(self, path: Path, entry: Any, seen: set[int]) -> MirrorConflict:
         conflict = self._row(
@@ -295,16 +361,25 @@ class _Reader:
                 f"known: {', '.join(CONFLICT_STATUSES)}",
                 entry.line_of("status"),
             )
-        members = []
+        members: list[dict[str, Any]] = []
         listed = layout.require(entry.get("members"), list, path, "members", entry, "members")
         for member in listed:
             row = self._row(ConflictMemberRow, member, path, "a member", extra=("content",))
-            self._known_item(row["item_id"], path, member, "item_id")
+            row["item_id"] = self._member(row["item_id"], path, member)
             if row["conflict_id"] != number:
                 raise MirrorError(path, f"a member of conflict #{row['conflict_id']}", member.line)
+            if any(m["item_id"] == row["item_id"] for m in members):
+                raise MirrorError(
+                    path,
+                    f"memory #{row['item_id']} is listed twice among the members of "
+                    f"conflict #{number}",
+                    member.line_of("item_id"),
+                )
             members.append(row)
         if len(members) < 2:
             raise MirrorError(path, f"conflict #{number} has fewer than two members", entry.line)
+        ids = [m["item_id"] for m in members]
+        self.pairs |= {frozenset((a, b)) for a in ids for b in ids if a != b}
         history = self._events(entry, path, "conflict_id", number)
         return MirrorConflict(conflict, sorted(members, key=lambda m: m["position"]), history)
 
@@ -320,9 +395,30 @@ class _Reader:
         return sorted(events, key=lambda e: int(e["id"]))
 
     def _known_item(self, item_id: int, path: Path, owner: Located, key: str) -> None:
-        if item_id not in self.item_ids:
+        if not self.by_file_id.get(item_id):
             message = f"memory #{item_id} is not in the mirror"
             raise MirrorError(path, message, owner.line_of(key))
+
+    def _member(self, item_id: int, path: Path, member: Located) -> int:
+        """The memory a conflict member names: by its id, or when two memories have
+        that id, by the content written with the member."""
+        self._known_item(item_id, path, member, "item_id")
+        candidates = self.by_file_id[item_id]
+        if len(candidates) > 1:
+            content = member.get("content")
+            candidates = [c for c in candidates if c.memory["content"] == content]
+            if len(candidates) != 1:
+                raise MirrorError(
+                    path,
+                    f"memory #{item_id} is the id of two memories of the mirror "
+                    f"({self._files(item_id)}) and this member's content tells neither "
+                    "apart: give one of them another id",
+                    member.line_of("item_id"),
+                )
+        return int(candidates[0].memory["id"])
+
+    def _files(self, file_id: int) -> str:
+        return ", ".join(str(c.path.relative_to(self.folder)) for c in self.by_file_id[file_id])
 
     def _list(self, relative: str, key: str) -> tuple[Path, list[Any]]:
         path = self.folder / relative
@@ -352,6 +448,42 @@ class _Reader:
             table = model.__tablename__
             self.mirror.unknown_fields[f"{table}.{name}"] += 1
         return values
+
+
+def _renumber(item: MirrorItem, new_id: int) -> None:
+    """Give a memory whose id another memory of the mirror has a number of its own
+    (its history and exclusions follow); the store gives it its final id."""
+    item.memory["id"] = new_id
+    for event in item.history:
+        event["item_id"] = new_id
+    for exclusion in item.exclusions:
+        exclusion["item_id"] = new_id
+
+
+def item_identity(folder: Path, relative: str) -> ItemIdentity | None:
+    """A memory file's identity, or None when the file cannot be read as one."""
+    try:
+        top = layout.load_json(folder, relative)
+    except MirrorError:
+        return None
+    memory = top.get("memory") if isinstance(top, dict) else None
+    if not isinstance(memory, dict) or not isinstance(memory.get("content"), str):
+        return None
+    item_id = memory.get("id")
+    try:
+        created = datetime.fromisoformat(str(memory.get("extracted_at")))
+    except ValueError:
+        created = None
+    history = top.get("history")
+    events = [e for e in history if isinstance(e, dict)] if isinstance(history, list) else []
+    return ItemIdentity(
+        path=folder / relative,
+        item_id=item_id if isinstance(item_id, int) and not isinstance(item_id, bool) else None,
+        extracted_at=created if created is not None and created.tzinfo is not None else None,
+        content=memory["content"],
+        first_content=first_content(memory, events),
+        category=str(memory.get("category", "")),
+    )
 
 
 def _line(path: Path, key: str) -> int | None:

@@ -5,10 +5,13 @@ only, driven by the SQLModel table's columns and each column's type: a column ad
 table (a migration plus a field on the model) is written, read back and checked without a
 change here or in the mirror. What a column holds decides its JSON form: times are ISO
 8601 text with their zone, JSON columns stay JSON, the rest are JSON's own scalars.
+Numbers are checked against what the database can hold (whole numbers within 64 bits,
+finite reals), so a hand-edited file is refused with its field, not by the database.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
@@ -18,6 +21,10 @@ from sqlmodel import SQLModel
 
 from memory_app.store.tables import table_of
 from memory_app.store.types import UTCDateTime
+
+# SQLite's INTEGER (and PostgreSQL's BIGINT): a signed 64-bit whole number.
+SMALLEST_INTEGER = -(2**63)
+LARGEST_INTEGER = 2**63 - 1
 
 
 class FieldProblem(ValueError):
@@ -101,11 +108,21 @@ def _decode(column: Column[Any], value: Any) -> Any:
     if isinstance(kind, Integer):
         if not isinstance(value, int) or isinstance(value, bool):
             raise FieldProblem(name, f"must be a whole number, got {value!r}")
+        if not SMALLEST_INTEGER <= value <= LARGEST_INTEGER:
+            raise FieldProblem(
+                name, f"must be a whole number from {SMALLEST_INTEGER} to {LARGEST_INTEGER}"
+            )
         return value
     if isinstance(kind, Float):
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise FieldProblem(name, f"must be a number, got {value!r}")
-        return float(value)
+        try:
+            real = float(value)
+        except OverflowError:
+            real = math.inf
+        if not math.isfinite(real):
+            raise FieldProblem(name, "must be a finite number")
+        return real
     if isinstance(kind, String) and not isinstance(value, str):
         raise FieldProblem(name, f"must be text, got {value!r}")
     return value

@@ -346,3 +346,40 @@ class InjectionMemoryRow(SQLModel, table=True):
     position: int
     score: float | None = None
     verdict: str = "pending"  # domain/citation.py VERDICTS
+
+
+class EpisodeRow(SQLModel, table=True):
+    """A conversation told as an episode (seeds 003 and 004; memory_app/episodes): goal,
+    milestones, problems, outcome, files, duration. Derived from its conversation, so it
+    is rebuilt rather than edited; its memories are the conversation's
+    (memory_item.source_resource_id), found by query, so a re-extraction needs no link."""
+
+    __tablename__ = "episode"
+
+    id: int | None = Field(default=None, primary_key=True)
+    resource_id: int = Field(foreign_key="resource.id", unique=True, ondelete="CASCADE")
+    title: str
+    goal: str
+    goal_turn: int | None = None
+    outcome: str = Field(index=True)  # episodes/model.py OUTCOMES
+    outcome_reason: str = ""
+    outcome_turn: int | None = None
+    summary: str = ""
+    started_at: datetime | None = _time(index=True)
+    ended_at: datetime | None = _time()
+    duration_seconds: int | None = None
+    turn_count: int = 0
+    # Lists of episodes/model.py Milestone, Problem and FileTouch as JSON.
+    milestones: list[dict[str, Any]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
+    problems: list[dict[str, Any]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
+    files: list[dict[str, Any]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False)
+    )
+    builder: str = "offline"
+    built_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )

@@ -175,6 +175,34 @@ def test_a_smaller_budget_holds_fewer_memories_and_stays_within_it(
     assert int(view.context.settings.value("context/budget")) == 120  # remembered
 
 
+def test_a_memory_shortened_to_fit_shows_its_level(
+    qtbot: Any,
+    view: ContextView,
+    demo: None,
+    settle: Callable[..., None],
+    run_until: Callable[..., None],
+) -> None:
+    open_view(view, settle)
+    type_task(qtbot, view, TASK, run_until, settle)
+    assert all(
+        row.text(1) == str(row.data(0, Qt.ItemDataRole.UserRole).tokens)
+        for row in memory_rows(view)
+    )  # the full budget holds every memory in full: no level shown
+    view.budget.setValue(120)
+    run_until(lambda: view.preview.request.budget == 120)
+    settle()
+    shortened = [
+        row for row in memory_rows(view) if row.data(0, Qt.ItemDataRole.UserRole).level != "full"
+    ]
+    assert shortened
+    for row in shortened:
+        entry = row.data(0, Qt.ItemDataRole.UserRole)
+        assert row.text(1) == f"{entry.tokens} · {entry.level}"
+        assert "Shown as its " + entry.level in row.toolTip(1)
+        assert row.text(0) in view.rendered.toPlainText()
+    assert view.preview.plan.used <= 120
+
+
 def test_an_older_answer_never_replaces_a_newer_one(
     view: ContextView,
     demo: None,

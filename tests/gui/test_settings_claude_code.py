@@ -135,7 +135,7 @@ def test_the_section_is_reached_by_keyboard_in_page_order(view: SettingsView) ->
     panel = view.claude_code
     order = [view.ui.database]
     widget = view.ui.database.nextInFocusChain()
-    while len(order) < 8 and widget is not view.ui.database:
+    while len(order) < 9 and widget is not view.ui.database:
         if widget.focusPolicy() & Qt.FocusPolicy.TabFocus:  # what Tab stops at
             order.append(widget)
         widget = widget.nextInFocusChain()
@@ -146,6 +146,7 @@ def test_the_section_is_reached_by_keyboard_in_page_order(view: SettingsView) ->
         panel.install_button,
         panel.remove_button,
         view.auto_import,  # Importing, after Claude Code
+        view.local_api.serve,  # Local API, after Importing
         view.ui.extractorChoice,
     ]
     assert panel.install_button.text() == "&Install"  # Alt+I

@@ -299,7 +299,18 @@ def test_export_is_deterministic_and_incremental(
     conn.close()
     pathlib_file = _item_file(mirror, ids["pathlib"])
 
-    third = ok(capsys, "export", "files", mirror, "--data-dir", store)
+    # A memory the store does not have (it cannot tell it from one another machine
+    # added): refused, nothing written, until told to prune.
+    before = snapshot_files(mirror)
+    code, _, err = run(capsys, "export", "files", mirror, "--data-dir", store)
+    assert code == 1 and err.strip() == (
+        f"memory-app: error: {mirror}: this mirror has 1 memory this store does not "
+        f"({gone_file}): run `memory-app import files {mirror}` first, or pass --prune "
+        "to remove it"
+    )
+    assert snapshot_files(mirror) == before
+    third = ok(capsys, "export", "files", mirror, "--prune", "--data-dir", store)
+    assert third["pruned"] == [gone_file]
     now = snapshot_files(mirror)
     assert zod_file in third["written"] and '"status": "deleted"' in now[zod_file][0].decode()
     assert set(third["removed"]) == {gone_file, pathlib_file}

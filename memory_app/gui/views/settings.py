@@ -1,6 +1,6 @@
 """Settings: where the store lives, whether Claude Code uses this app, whether its new
-sessions are imported automatically, which extractor runs (and its key and model), which
-categories exist.
+sessions are imported automatically, whether the local API runs, which extractor runs
+(and its key and model), which categories exist.
 
 With no API key but the Claude Code CLI installed, the extractor section says so and
 offers the CLI with one click; nothing switches without the person choosing it."""
@@ -41,6 +41,7 @@ from memory_app.gui.forms.ui_settings_view import Ui_SettingsForm
 from memory_app.gui.maintenance_scheduler import SETTLE_SECONDS, STARTUP_IMPORT_LIMIT
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.claude_code_setup import ClaudeCodePanel
+from memory_app.gui.widgets.local_api import LocalApiPanel
 from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.gui.widgets.welcome import home_relative
 from memory_app.ingest import claude_projects_dir, codex_sessions_dir
@@ -68,11 +69,14 @@ class SettingsView(View):
         self.claude_code = ClaudeCodePanel(context, self.page)
         self.ui.outerLayout.insertWidget(1, self.claude_code)  # after Storage
         self.ui.outerLayout.insertWidget(2, self._build_importing())
+        self.local_api = LocalApiPanel(context, self.page)
+        self.ui.outerLayout.insertWidget(3, self.local_api)
         # Made after the form, the sections would come last when tabbing: put them in place.
         chain = [
             self.ui.database,
             *self.claude_code.focus_chain(),
             self.auto_import,
+            self.local_api.serve,
             self.ui.extractorChoice,
         ]
         for first, second in pairwise(chain):

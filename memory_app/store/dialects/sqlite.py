@@ -195,21 +195,24 @@ def _v4_usage_feedback(conn: Connection) -> None:
     conn.exec_driver_sql(_RESOURCE_UPDATE_TRIGGER)
 
 
-# A memory's conversation ran on no branch when it recorded none, "" (not a git folder)
-# or "HEAD" (a detached checkout): domain/branches.py learnt_branch, in SQL.
-_LEARNT_BRANCH = "NULLIF(NULLIF(TRIM(r.branch), ''), 'HEAD')"
-
-
 def _v5_branch_memory(conn: Connection) -> None:
     """Seed 001's branch memory: each memory keeps the git branch it was learnt on;
-    memories already stored take their conversation's branch where it recorded one."""
+    memories already stored take the branch all their conversations recorded, if one."""
+    from memory_app.store.branch_backfill import backfill_branches
+
     _add_column(conn, "memory_item", "branch", "VARCHAR")
     conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_memory_item_branch ON memory_item (branch)")
-    conn.exec_driver_sql(
-        f"UPDATE memory_item SET branch = (SELECT {_LEARNT_BRANCH} FROM resource AS r "
-        "WHERE r.id = memory_item.source_resource_id) "
-        "WHERE branch IS NULL AND source_resource_id IS NOT NULL"
-    )
+    backfill_branches(conn)
+
+
+def _v6_episodes(conn: Connection) -> None:
+    """Seeds 003 and 004's episodes: each conversation told as goal, milestones,
+    problems and outcome; the conversations already stored get theirs now (built
+    offline from their turns: milliseconds each)."""
+    from memory_app.episodes.store import build_episodes  # reads the store's tables
+
+    SQLModel.metadata.create_all(conn)  # episode
+    build_episodes(conn)
 
 
 # Ordered steps: step N brings the schema from version N-1 to N. Append, never edit.
@@ -219,6 +222,7 @@ MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v3_maintenance,
     _v4_usage_feedback,
     _v5_branch_memory,
+    _v6_episodes,
 )
 
 

@@ -102,3 +102,17 @@ def test_a_memory_learnt_again_on_another_branch_becomes_base(service: MemorySer
     (memory,) = service.list_items()
     assert (memory.branch, memory.reinforcement_count) == (None, 2)
     assert service.item_history(memory.id)[-1].before["branch"] == "feature/a"  # type: ignore[index]
+
+
+def test_no_branch_file_is_named_like_the_base_file() -> None:
+    names = branch_file_names(["base", "Base", "BASE", "feature/auth"])
+    assert all(n.lower() != "claude_base.md" for n in names.values())
+    assert len({n.lower() for n in names.values()}) == 4
+    assert names["base"].startswith("CLAUDE_base-") and names["Base"].startswith("CLAUDE_Base-")
+    assert names["feature/auth"] == "CLAUDE_feature_auth.md"
+
+
+def test_a_branch_named_like_a_hashed_name_does_not_take_it() -> None:
+    hashed = branch_file_names(["base"])["base"].removeprefix("CLAUDE_").removesuffix(".md")
+    names = branch_file_names(["base", hashed, hashed.upper()])
+    assert len({n.lower() for n in names.values()} | {"claude_base.md"}) == 4

@@ -122,6 +122,16 @@ def test_a_history_without_branches_is_refused_by_name(tmp_path: Path) -> None:
         parse_source(path, "puffin-history")
 
 
+def test_a_history_over_200_mb_is_refused_without_reading_it(tmp_path: Path) -> None:
+    path = tmp_path / "shop" / ".puffin" / "history.json"
+    path.parent.mkdir(parents=True)
+    with path.open("wb") as stream:
+        stream.truncate(250 * 1024 * 1024)  # sparse: nothing is written
+    parsed = parse_source(path, "puffin-history")
+    assert parsed.transcripts == ()
+    assert [str(p) for p in parsed.problems] == [f"{path}: file too large (250 MB, limit 200 MB)"]
+
+
 # --- branch memory markdown -----------------------------------------------------------------
 
 

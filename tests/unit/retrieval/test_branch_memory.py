@@ -17,6 +17,7 @@ import pytest
 
 from memory_app.cli import main
 from memory_app.domain.claude_md import BEGIN_MARKER, END_MARKER
+from memory_app.retrieval import export_file
 from tests.helpers import claude_session_file, system_tool
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -269,3 +270,80 @@ def test_a_branch_file_a_person_wrote_is_never_overwritten(
     assert theirs.read_text(encoding="utf-8") == "# Auth notes of my own\n"
     assert sorted(p.name for p in (repo / ".claude").iterdir()) == ["CLAUDE_feature_auth.md"]
     assert BEGIN_MARKER not in (repo / "CLAUDE.md").read_text(encoding="utf-8")
+
+
+BASE_RULE = "We decided to run the queue workers with four threads, not eight, to save memory."
+
+
+@pytest.mark.parametrize("name", ["base", "Base"])
+def test_a_branch_named_base_gets_its_own_file_beside_the_base_one(
+    tmp_path: Path, repo: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    git(repo, "checkout", "-q", "-b", name, "main")
+    sessions = tmp_path / "more"
+    sessions.mkdir()
+    exchange = [(WHEN, BASE_RULE, "Understood, four threads.")]
+    claude_session_file(sessions / "b.jsonl", "b", str(repo), exchange, branch=name)
+    code, out, err = run(capsys, "import", str(sessions), "--json")
+    assert code == 0 and len(json.loads(out)["results"][0]["items_added"]) == 1, err
+    folder = repo / ".claude"
+    for _ in range(3):  # the same every time: no file overwrites another
+        code, out, err = run(capsys, "export", "claude-md", "--branches", "--json")
+        assert code == 0, err
+        written = {f["branch"]: Path(f["path"]) for f in json.loads(out)["files"]}
+        assert len({p.name.lower() for p in written.values()}) == len(written)
+        assert written[None].name == "CLAUDE_base.md"
+        assert written[name].name.startswith(f"CLAUDE_{name}-")
+        base = written[None].read_text(encoding="utf-8")
+        own = written[name].read_text(encoding="utf-8")
+        assert PYTEST in base and BASE_RULE not in base
+        assert BASE_RULE in own and PYTEST not in own
+        assert BASE_RULE in block(repo / "CLAUDE.md")
+    assert len(list(folder.glob("CLAUDE_*.md"))) == 4
+
+
+def test_a_write_failing_halfway_puts_back_the_files_already_written(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "export", "claude-md", "--branches")
+    git(repo, "checkout", "-q", "feature/billing")
+    for branch in ("feature/auth", "main"):  # auth's file is now stale, the base changes
+        _, out, _ = run(capsys, "list", "--branch", branch, "--json")
+        run(capsys, "forget", str(json.loads(out)[0]["id"]))
+    folder = repo / ".claude"
+    before = {p.name: p.read_bytes() for p in [*folder.iterdir(), repo / "CLAUDE.md"]}
+    calls: list[object] = []
+    real = export_file.os.replace
+
+    def second_fails(source: object, target: object) -> None:
+        calls.append(target)
+        if len(calls) == 2:  # CLAUDE.md's
+            raise OSError(28, "No space left on device")
+        real(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(export_file.os, "replace", second_fails)
+    code, _, err = run(capsys, "export", "claude-md", "--branches")
+    monkeypatch.setattr(export_file.os, "replace", real)  # (undo() would drop the chdir)
+    assert code == 1 and "No space left on device" in err and "put back" in err, err
+    # The base file renamed into place, auth's removed, CLAUDE.md's failed; both put back.
+    assert [Path(str(t)).name for t in calls] == [
+        "CLAUDE_base.md",
+        "CLAUDE.md",
+        "CLAUDE_feature_auth.md",
+        "CLAUDE_base.md",
+    ]
+    after = {p.name: p.read_bytes() for p in [*folder.iterdir(), repo / "CLAUDE.md"]}
+    assert after == before  # every file as it was, no temporary file left
+    code, out, err = run(capsys, "export", "claude-md", "--branches")
+    assert code == 0, err
+    assert not (folder / "CLAUDE_feature_auth.md").exists(), out
+
+
+def test_a_block_file_named_like_a_branch_file_is_refused(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    via = repo / ".claude" / "CLAUDE_base.md"
+    via.parent.mkdir()
+    code, _, err = run(capsys, "export", "claude-md", "--branches", "--via", str(via))
+    assert code == 1 and f"{via} would hold both the base memories and the managed block" in err
+    assert list(via.parent.iterdir()) == []

@@ -13,11 +13,13 @@ from memory_app.retrieval.export_file import (
     MAX_FILE_BYTES,
     ExportError,
     ExportPlan,
+    FileChange,
     FileText,
     apply_export,
     plan_export,
     read_text_file,
     write_atomically,
+    write_together,
 )
 
 POSIX = pytest.mark.skipif(os.name != "posix", reason="permission bits are POSIX")
@@ -353,3 +355,37 @@ def test_the_importing_file_changed_after_the_preview_stops_both_writes(tmp_path
     with pytest.raises(ExportError, match=r"CLAUDE\.md changed since the preview"):
         apply_export(plan)
     assert not via.exists()
+
+
+# --- several files together ----------------------------------------------------------------
+
+
+def test_files_written_together_are_all_written_or_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.md").write_text("old a")
+    (tmp_path / "gone.md").write_text("old gone")
+    changes = [
+        FileChange(tmp_path / "a.md", "old a", "new a"),
+        FileChange(tmp_path / "gone.md", "old gone", None),
+        FileChange(tmp_path / "b.md", None, "new b"),
+    ]
+    written = 0
+    real = export_file.os.fsync
+
+    def b_full(descriptor: int) -> None:
+        nonlocal written
+        written += 1
+        if written == 2:  # b.md's temporary file: before anything was renamed
+            raise OSError(28, "No space left on device")
+        real(descriptor)
+
+    monkeypatch.setattr(export_file.os, "fsync", b_full)
+    with pytest.raises(ExportError, match=r"b\.md: .*No space left.*nothing was changed"):
+        write_together(changes)
+    monkeypatch.setattr(export_file.os, "fsync", real)
+    assert files_in(tmp_path) == ["a.md", "gone.md"]
+    assert (tmp_path / "a.md").read_text() == "old a"
+    write_together(changes)
+    assert files_in(tmp_path) == ["a.md", "b.md"]
+    assert [(tmp_path / n).read_text() for n in ("a.md", "b.md")] == ["new a", "new b"]

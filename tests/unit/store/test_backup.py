@@ -4,11 +4,15 @@ it cannot use and a store in use, and never loses the store it replaces."""
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 import sqlite3
 import stat
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +27,7 @@ from memory_app.store.backup import BackupError, StoreInUseError
 from memory_app.store.database import Database
 from memory_app.store.dialects import sqlite as sqlite_dialect
 from memory_app.store.dialects.sqlite import SqliteDialect
+from memory_app.store.errors import StoreError
 from tests.helpers import conversation
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -408,3 +413,151 @@ def test_a_checked_backup_waits_beside_the_store_until_confirmed(db: Path, tmp_p
     assert staged.summary.memories == 2 and staged.source == copy
     staged.discard()
     assert list(db.parent.glob("memory.db.restoring*")) == []
+
+
+# -- across file systems, and programs waiting on the store ------------------------------
+
+
+@pytest.fixture
+def other_file_system(tmp_path: Path) -> Iterator[Path]:
+    """A folder on another file system than tmp_path (/dev/shm is a tmpfs where it exists)."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no second file system (/dev/shm) here")
+    folder = Path(tempfile.mkdtemp(prefix="memory-app-test-", dir=shm))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("readable", [True, False], ids=["store", "unreadable-store"])
+def test_a_restore_keeps_the_store_aside_on_another_file_system(
+    other_file_system: Path, tmp_path: Path, readable: bool
+) -> None:
+    """`--db-url sqlite:////dev/shm/…/memory.db` with the backups in the data folder: the
+    store cannot be renamed into backups/ (`Invalid cross-device link`)."""
+    held = _store(other_file_system / "data", "Deploy with make release, never by hand.")
+    db = backup.store_file(held.db_url)
+    folder = tmp_path / "backups"
+    copy = backup.back_up(db, tmp_path / "copy.db").path
+    _store(other_file_system / "data", "We use pytest for every test, never unittest.")
+    before = _contents(db)
+    if not readable:
+        db.write_bytes(b"garbage" * 1000)
+        db.with_name("memory.db-wal").write_bytes(b"its wal")
+    done = backup.restore(copy, held.db_url, folder, now=T0)
+    assert done.kept == folder / "memory.before-restore.20260501T120000Z.bak"
+    if readable:
+        assert _contents(done.kept) == before and len(before) == 2
+    else:
+        assert done.kept.read_bytes() == b"garbage" * 1000
+        assert done.kept.with_name(done.kept.name + "-wal").read_bytes() == b"its wal"
+    assert stat.S_IMODE(done.kept.stat().st_mode) == 0o600
+    assert _contents(db) == _contents(copy)
+    assert sorted(p.name for p in db.parent.glob("memory.db*")) == ["memory.db"]
+
+
+def test_a_move_across_file_systems_copies_then_removes_with_the_companions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    (here / "memory.db").write_bytes(b"store")
+    (here / "memory.db-wal").write_bytes(b"wal")
+    real = os.rename
+
+    def across(source: object, target: object) -> None:
+        if Path(str(source)).parent != Path(str(target)).parent:
+            raise OSError(errno.EXDEV, os.strerror(errno.EXDEV))
+        real(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(backup.os, "rename", across)
+    monkeypatch.setattr(backup.os, "replace", across)
+    backup._move_with_companions(here / "memory.db", there / "kept.bak")
+    assert sorted(p.name for p in there.iterdir()) == ["kept.bak", "kept.bak-wal"]
+    assert (there / "kept.bak").read_bytes() == b"store"
+    assert (there / "kept.bak-wal").read_bytes() == b"wal"
+    assert list(here.iterdir()) == []
+
+
+def test_a_connection_opened_before_the_restore_reads_the_restored_store(
+    store: Settings, db: Path, tmp_path: Path
+) -> None:
+    """A program that opened the store just before the restore (and waits for its lock)
+    goes on with the restored store, not the one set aside: the file is copied into."""
+    copy = backup.back_up(db, tmp_path / "copy.db").path
+    service = MemoryService.open(store, OfflineExtractor())
+    service.memorize(_said("Deploy with make release, never by hand."))
+    service.close()
+    waiting = sqlite3.connect(db, timeout=30)
+    inode = db.stat().st_ino
+    try:
+        done = backup.restore(copy, store.db_url, store.backup_dir)
+        assert db.stat().st_ino == inode
+        assert done.kept is not None and len(_contents(done.kept)) == 3
+        rows = waiting.execute("SELECT content FROM memory_item ORDER BY id").fetchall()
+        assert [r[0] for r in rows] == _contents(copy) and len(rows) == 2
+    finally:
+        waiting.close()
+    assert not list(db.parent.glob("memory.db-journal"))
+
+
+def test_a_program_waiting_on_the_store_during_a_restore_reads_the_restored_one(
+    store: Settings, db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process asks for the store while the restore holds it: it waits (busy
+    timeout) and then reads what was restored."""
+    copy = backup.back_up(db, tmp_path / "copy.db").path
+    _store(store.data_dir, "Deploy with make release, never by hand.")
+    reader = (
+        "import sqlite3, sys\n"
+        "conn = sqlite3.connect(sys.argv[1], timeout=60)\n"
+        "print('opened', flush=True)\n"
+        "sys.stdin.readline()\n"
+        "print(conn.execute('SELECT count(*) FROM memory_item').fetchone()[0], flush=True)\n"
+    )
+    command = [sys.executable, "-c", reader, str(db)]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as other:
+        assert other.stdin is not None and other.stdout is not None
+        asking, answer = other.stdin, other.stdout
+        try:
+            assert answer.readline().strip() == "opened"
+            real = backup._copy_into
+
+            def while_held(*args: object) -> None:
+                asking.write("read now\n")  # it asks while the restore holds the store
+                asking.flush()
+                time.sleep(0.5)
+                real(*args)  # type: ignore[arg-type]
+
+            monkeypatch.setattr(backup, "_copy_into", while_held)
+            backup.restore(copy, store.db_url, store.backup_dir)
+            assert answer.readline().strip() == "2"
+        finally:
+            other.kill()
+
+
+@pytest.mark.parametrize("readable", [True, False], ids=["store", "unreadable-store"])
+def test_a_restored_store_that_does_not_open_gives_the_previous_one_back(
+    store: Settings, db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, readable: bool
+) -> None:
+    copy = backup.back_up(db, tmp_path / "copy.db").path
+    _store(store.data_dir, "Deploy with make release, never by hand.")
+    if not readable:
+        db.write_bytes(b"garbage" * 1000)
+    before = db.read_bytes() if not readable else None
+    held = _contents(db) if readable else None
+
+    def refuses(*args: object, **kwargs: object) -> None:
+        raise StoreError("the upgrade failed")
+
+    monkeypatch.setattr(backup, "Database", refuses)
+    with pytest.raises(BackupError, match="the previous store was put back"):
+        backup.restore(copy, store.db_url, store.backup_dir)
+    if readable:
+        assert _contents(db) == held and len(held or []) == 3 and _integrity(db) == "ok"
+    else:
+        assert db.read_bytes() == before
+    assert sorted(p.name for p in db.parent.glob("memory.db*")) == ["memory.db"]

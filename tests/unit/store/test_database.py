@@ -14,7 +14,7 @@ from memory_app.store.database import Database
 from memory_app.store.dialects import sqlite as sqlite_dialect
 from memory_app.store.errors import DatabaseTooNewError, EmptyQueryError, UnsupportedDatabaseError
 from memory_app.store.fts_query import match_expression
-from memory_app.store.tables import CategoryRow, MemoryItemRow, ResourceRow
+from memory_app.store.tables import AuditEventRow, CategoryRow, MemoryItemRow, ResourceRow
 from tests.helpers import make_version_2, make_version_4
 
 
@@ -325,3 +325,66 @@ def test_a_version_4_store_gains_each_memorys_branch_from_its_conversation(
         "None": None,
     }
     assert search(upgraded, "rule") != []  # the search index is untouched
+
+
+def test_a_memory_seen_on_several_branches_before_version_5_becomes_base(
+    tmp_path: Path,
+) -> None:
+    """Version 5 takes the branch of every conversation a memory was seen in (its own,
+    those that reinforced it, and those of the duplicates merged into it), as the rule
+    of later imports does: one branch throughout keeps it, more than one (or one on no
+    branch) makes it base."""
+    db = make_db(tmp_path)
+    with db.writing() as session:
+        conversations = {}
+        for n, branch in enumerate(("feature/auth", "feature/auth", "main", "", "feature/pay")):
+            resource = ResourceRow(
+                content_hash=f"c{n}", source_kind="claude-code", text="t", branch=branch
+            )
+            session.add(resource)
+            session.flush()
+            conversations[n] = resource.id or 0
+    auth, auth_again, main, nowhere, pay = conversations.values()
+    item = {
+        name: add_item(db, f"rule {name}", source_resource_id=auth)
+        for name in ("same", "main", "nowhere", "undone", "by hand", "gone", "merged", "alone")
+    }
+    duplicate = add_item(db, "rule merged, said again", source_resource_id=pay)
+
+    def event(item_id: int, action: str, note: str, group: str = "g", actor: str = "x") -> None:
+        session.add(
+            AuditEventRow(actor=actor, action=action, item_id=item_id, group_id=group, note=note)
+        )
+
+    with db.writing() as session:
+        event(item["same"], "reinforce", f"seen again in conversation #{auth_again}")
+        event(item["main"], "reinforce", f"seen again in conversation #{auth_again}")
+        event(item["main"], "reinforce", f"seen again in conversation #{main}")
+        event(item["nowhere"], "reinforce", f"seen again in conversation #{nowhere}")
+        event(item["undone"], "reinforce", f"seen again in conversation #{main}", "g-undone")
+        event(0, "undo", "g-undone", "g-undo")
+        event(item["by hand"], "reinforce", "remembered again by hand")
+        event(item["gone"], "reinforce", "seen again in conversation #9999")  # deleted since
+        event(item["merged"], "reinforce", f"merged {duplicate}")
+        event(duplicate, "merge", f"merged into memory {item['merged']}")
+        row = session.get(MemoryItemRow, duplicate)
+        assert row is not None
+        row.status, row.superseded_by = "superseded", item["merged"]
+    db.close()
+    make_version_4(tmp_path / "memory.db")
+
+    upgraded = make_db(tmp_path)
+    assert upgraded.previous_version == 4
+    with upgraded.reading() as session:
+        got = {name: session.get(MemoryItemRow, i).branch for name, i in item.items()}  # type: ignore[union-attr]
+        assert session.get(MemoryItemRow, duplicate).branch == "feature/pay"  # type: ignore[union-attr]
+    assert got == {
+        "same": "feature/auth",  # seen again on its branch
+        "main": None,  # and on main too: base
+        "nowhere": None,  # and on no branch
+        "undone": "feature/auth",  # the reinforcement on main was undone
+        "by hand": "feature/auth",  # said again by hand: no conversation, no branch
+        "gone": None,  # a conversation no longer stored: its branch is not known
+        "merged": None,  # its duplicate was learnt on feature/pay
+        "alone": "feature/auth",
+    }

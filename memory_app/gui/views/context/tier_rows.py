@@ -1,7 +1,8 @@
 """The rows of the Context preview's tier tree, and the score breakdown on their tooltips.
 
 One function per kind of row (a tier, a memory or conflict, what did not fit, a note, an
-excluded memory), each row carrying what it shows under ROW_ROLE. They are plain
+excluded memory), each row carrying what it shows under ROW_ROLE. A memory shortened to
+fit the budget (summary, compressed, index) says its level after its tokens. They are plain
 functions of the plan and of the fonts, colours and icons they are given, so the panel
 owning the tree only decides what to keep across a rebuild (selection, expansion, scroll).
 """
@@ -131,6 +132,25 @@ def tier_head(tier: TierPlan, font: QFont) -> QTreeWidgetItem:
     return head
 
 
+def level_name(level: str) -> str:
+    """A compression level (domain/compression.py) as the tier rows name it."""
+    return {
+        "full": translate("TierRows", "full"),
+        "summary": translate("TierRows", "summary"),
+        "compressed": translate("TierRows", "compressed"),
+        "index": translate("TierRows", "index"),
+    }.get(level, level)
+
+
+def level_tooltip(level: str) -> str:
+    """Why a memory is shown shorter than its full text."""
+    return translate(
+        "TierRows",
+        "Shown as its {level}: the budget had no room for the full text. The assistant "
+        "sees the id and can ask for the memory.",
+    ).format(level=level_name(level))
+
+
 def empty_tier_note(tier: TierPlan, request: ContextRequest) -> str:
     if tier.key == "relevant" and request.task:
         return translate("TierRows", "Nothing stored matches “{task}”").format(task=request.task)
@@ -140,10 +160,17 @@ def empty_tier_note(tier: TierPlan, request: ContextRequest) -> str:
 def entry_row(entry: ContextEntry, icons: dict[str, QIcon]) -> QTreeWidgetItem:
     """A memory (with its score breakdown) or an open conflict of a tier."""
     score = f"{entry.breakdown.total:.2f}" if entry.breakdown is not None else "—"
-    row = QTreeWidgetItem([entry.text, f"{entry.tokens:,}", score])
+    tokens = f"{entry.tokens:,}"
+    if entry.level != "full":  # shortened to fit: say to what
+        tokens = translate("TierRows", "{tokens} · {level}").format(
+            tokens=tokens, level=level_name(entry.level)
+        )
+    row = QTreeWidgetItem([entry.text, tokens, score])
     row.setData(0, ROW_ROLE, entry)
     for column in (TOKENS, SCORE):
         row.setTextAlignment(column, RIGHT)
+    if entry.level != "full":
+        row.setToolTip(TOKENS, level_tooltip(entry.level))
     if entry.conflict_id is not None:
         row.setIcon(TEXT, icons["conflicts"])
         conflict = translate(
