@@ -25,6 +25,7 @@ from memory_app.ingest.files import (
     UnreadableFile,
     require_regular_file,
     shown_path,
+    too_large,
     without_lone_surrogates,
 )
 
@@ -42,10 +43,9 @@ def parse_chatgpt(path: Path) -> ParsedSource:
     is not JSON or not a ChatGPT export at all."""
     require_regular_file(path)
     source = shown_path(path)
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        message = f"file too large ({size // (1024 * 1024)} MB, limit 1024 MB)"
-        return ParsedSource(source, (), (ParseProblem(source, None, message),))
+    refused = too_large(path, source, MAX_FILE_BYTES)
+    if refused is not None:
+        return ParsedSource(source, (), (refused,))
     data = load_json(path, "a ChatGPT export")
     if isinstance(data, dict) and "mapping" in data:
         conversations: list[Any] = [data]

@@ -35,10 +35,9 @@ from typing import Any
 
 from memory_app.domain.redaction import redact
 from memory_app.domain.transcripts import ParsedSource, ParseProblem, Transcript, Turn
-from memory_app.ingest.files import require_regular_file, shown_path
+from memory_app.ingest.files import require_regular_file, shown_path, too_large
 from memory_app.ingest.jsonl import json_records
 
-MAX_FILE_BYTES = 200 * 1024 * 1024
 TOOL_TEXT_LIMIT = 300
 TITLE_LIMIT = 80  # characters of a title, cut at a word boundary
 
@@ -121,10 +120,9 @@ def parse_claude_code(path: Path) -> ParsedSource:
     """Read one Claude Code session file; unreadable lines become problems, not failures."""
     require_regular_file(path)
     source = shown_path(path)
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        message = f"file too large ({size // (1024 * 1024)} MB, limit 200 MB)"
-        return ParsedSource(source, (), (ParseProblem(source, None, message),))
+    refused = too_large(path, source)
+    if refused is not None:
+        return ParsedSource(source, (), (refused,))
     session = _Session()
     for number, record in json_records(path, session.problems):
         _note_metadata(session, record)

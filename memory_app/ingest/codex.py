@@ -33,10 +33,9 @@ from typing import Any
 
 from memory_app.domain.transcripts import ParsedSource, ParseProblem, Transcript, Turn
 from memory_app.ingest.claude_code import parse_timestamp, render_tool_use, session_title
-from memory_app.ingest.files import require_regular_file, shown_path
+from memory_app.ingest.files import require_regular_file, shown_path, too_large
 from memory_app.ingest.jsonl import json_records
 
-MAX_FILE_BYTES = 200 * 1024 * 1024
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
 # The items a rollout before 0.32 wrote bare, without the envelope.
 ITEM_TYPES = frozenset(
@@ -103,10 +102,9 @@ def parse_codex(path: Path) -> ParsedSource:
     """Read one Codex CLI rollout; unreadable lines become problems, not failures."""
     require_regular_file(path)
     source = shown_path(path)
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        message = f"file too large ({size // (1024 * 1024)} MB, limit 200 MB)"
-        return ParsedSource(source, (), (ParseProblem(source, None, message),))
+    refused = too_large(path, source)
+    if refused is not None:
+        return ParsedSource(source, (), (refused,))
     rollout = _Rollout()
     for number, record in json_records(path, rollout.problems):
         kind, payload = _envelope(record)

@@ -15,9 +15,26 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from memory_app.domain.transcripts import ParseProblem
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # A JSON escape of a surrogate: only lines with one need the slower clean-up.
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+# The importers' cap: a session, a history or a note file this large is refused unread
+# (one JSON document is held several times its size while it is parsed).
+MAX_FILE_BYTES = 200 * 1024 * 1024
+
+
+def too_large(path: Path, source: str, limit: int = MAX_FILE_BYTES) -> ParseProblem | None:
+    """The problem of a file over `limit` (its size and the limit, in MB), or None."""
+    size = path.stat().st_size
+    if size <= limit:
+        return None
+    megabytes = 1024 * 1024
+    message = f"file too large ({size // megabytes} MB, limit {limit // megabytes} MB)"
+    return ParseProblem(source, None, message)
 
 
 class NotARegularFile(OSError):

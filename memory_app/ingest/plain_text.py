@@ -14,9 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memory_app.domain.transcripts import ParsedSource, ParseProblem, Transcript, Turn
-from memory_app.ingest.files import require_regular_file, shown_path
-
-MAX_FILE_BYTES = 200 * 1024 * 1024
+from memory_app.ingest.files import require_regular_file, shown_path, too_large
 
 SPEAKER_LABELS = {
     "user": "user",
@@ -70,10 +68,9 @@ def parse_text(path: Path, *, source_kind: str | None = None) -> ParsedSource:
     """Read a text or markdown file as one conversation."""
     require_regular_file(path)
     source = shown_path(path)
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        message = f"file too large ({size // (1024 * 1024)} MB, limit 200 MB)"
-        return ParsedSource(source, (), (ParseProblem(source, None, message),))
+    refused = too_large(path, source)
+    if refused is not None:
+        return ParsedSource(source, (), (refused,))
     text, problem = decode_text(path.read_bytes(), source)
     if text is None:
         return ParsedSource(source, (), (problem,) if problem else ())

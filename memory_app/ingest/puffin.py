@@ -25,8 +25,8 @@ from typing import Any
 from memory_app.domain.transcripts import ParsedSource, ParseProblem, Transcript, Turn
 from memory_app.ingest.chatgpt import load_json
 from memory_app.ingest.claude_code import parse_timestamp
-from memory_app.ingest.files import UnreadableFile, require_regular_file, shown_path
-from memory_app.ingest.plain_text import MAX_FILE_BYTES, decode_text
+from memory_app.ingest.files import UnreadableFile, require_regular_file, shown_path, too_large
+from memory_app.ingest.plain_text import decode_text
 
 BRANCH_MEMORY_KIND = "puffin-memory"
 # Puffin's four sections, and the category each one's items are filed in.
@@ -51,18 +51,6 @@ def project_of(path: Path) -> str | None:
     return None
 
 
-def _too_large(path: Path, source: str) -> ParseProblem | None:
-    """A file over the text importers' cap (200 MB), refused unread: history.json is one
-    JSON document, read whole, and Python holds several times its size while parsing."""
-    size = path.stat().st_size
-    if size <= MAX_FILE_BYTES:
-        return None
-    limit = MAX_FILE_BYTES // (1024 * 1024)
-    return ParseProblem(
-        source, None, f"file too large ({size // (1024 * 1024)} MB, limit {limit} MB)"
-    )
-
-
 # --- history.json ----------------------------------------------------------------------
 
 
@@ -71,7 +59,7 @@ def parse_puffin_history(path: Path) -> ParsedSource:
     holds no `branches`."""
     require_regular_file(path)
     source = shown_path(path)
-    problem = _too_large(path, source)
+    problem = too_large(path, source)
     if problem is not None:
         return ParsedSource(source, (), (problem,))
     data = load_json(path, "a Puffin history.json")
@@ -150,9 +138,9 @@ def parse_branch_memory(path: Path) -> ParsedSource:
     write are problems, not imported."""
     require_regular_file(path)
     source = shown_path(path)
-    too_large = _too_large(path, source)
-    if too_large is not None:
-        return ParsedSource(source, (), (too_large,))
+    refused = too_large(path, source)
+    if refused is not None:
+        return ParsedSource(source, (), (refused,))
     text, problem = decode_text(path.read_bytes(), source)
     problems = [problem] if problem else []
     lines = (text or "").replace("\r\n", "\n").replace("\r", "\n").split("\n")
