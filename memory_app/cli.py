@@ -20,6 +20,7 @@ from memory_app import (
     cli_desktop,
     cli_episodes,
     cli_help,
+    cli_links,
     cli_maintenance,
     cli_mirror,
     cli_predict,
@@ -194,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_conflicts(sub, common)
     cli_retrieval.add_parsers(sub, common)
     cli_maintenance.add_parsers(sub, common)
+    cli_links.add_parsers(sub, common)
     cli_episodes.add_parsers(sub, common)
     cli_serve.add_parsers(sub, common)
     cli_predict.add_parsers(sub, common)
@@ -789,8 +791,10 @@ def _keep(service: MemoryService, args: argparse.Namespace) -> Output:
 
 
 def _undo(service: MemoryService, args: argparse.Namespace) -> Output:
-    ids = service.undo()
-    text = f"Undid the last change to {len(ids)} memories." if ids else "Nothing to undo."
+    if not service.can_undo():
+        return {"undone": []}, "Nothing to undo."
+    ids = service.undo()  # none for a change to a link or a category
+    text = f"Undid the last change to {len(ids)} memories." if ids else "Undid the last change."
     return {"undone": ids}, text
 
 
@@ -954,6 +958,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     "slash": _slash,
     **cli_retrieval.HANDLERS,
     **cli_maintenance.HANDLERS,
+    **cli_links.HANDLERS,
     **cli_episodes.HANDLERS,
     **cli_serve.HANDLERS,
     **cli_predict.HANDLERS,

@@ -104,6 +104,13 @@ EXAMPLES: dict[str, str] = {
   memory-app episodes show 1                # milestones and problems, with their turns
   memory-app episodes list --outcome abandoned --json
 """,
+    "links": """
+  memory-app links add 1 2 --kind depends-on   # #1 needs #2: context brings #2 along
+  memory-app links list 1                      # both ways, with who made each
+  memory-app links remove 1 2 --kind depends-on
+  memory-app undo                              # the link is back
+  memory-app links rebuild --json              # discover again (nightly does it too)
+""",
     "hooks": """
   memory-app hooks install                         # user scope: ~/.claude/settings.json
   memory-app hooks status

@@ -35,6 +35,7 @@ from memory_app.domain.validation import validate_item_fields
 from memory_app.extract.base import (
     Extractor,
 )
+from memory_app.links.operations import LinkOperations
 from memory_app.operations.common import (
     AUTO_RESOLVE_POLICIES,
     EDITABLE_FIELDS,
@@ -66,6 +67,7 @@ class MemoryService(
     RetrievalOperations,
     MaintenanceOperations,
     UsageFeedbackOperations,
+    LinkOperations,
 ):
     """Memory operations over one database with one extractor."""
 

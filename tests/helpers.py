@@ -68,9 +68,19 @@ def system_tool(name: str) -> str:
     pytest.skip(message)
 
 
+def make_version_6(db: Path) -> None:
+    """Turn a current store into one made by schema version 6: without links between
+    memories (version 7), so opening it migrates (and backs it up first)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE memory_link")
+        conn.execute("PRAGMA user_version = 6")
+    conn.close()
+
+
 def make_version_5(db: Path) -> None:
     """Turn a current store into one made by schema version 5: without episodes
     (version 6), so opening it migrates (and backs it up first)."""
+    make_version_6(db)
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE episode")
         conn.execute("PRAGMA user_version = 5")

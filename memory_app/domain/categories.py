@@ -19,6 +19,10 @@ TYPE_IMPORTANCE: dict[str, float] = {
     "constraint": 0.6,
     "goal": 0.8,
     "todo": 0.5,
+    # Seed 004's structured memory types: steps or a snippet in the content's markdown
+    # form (domain/workflows.py).
+    "code_pattern": 0.6,
+    "workflow": 0.6,
 }
 MEMORY_TYPES = tuple(TYPE_IMPORTANCE)
 

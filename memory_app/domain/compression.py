@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memory_app.domain.statements import STOP_WORDS, frame, stem
+from memory_app.domain.workflows import CODE_PATTERN, WORKFLOW, parse_pattern, parse_workflow
 
 LEVELS = ("full", "summary", "compressed", "index")
 SUMMARY_WORDS = 25
@@ -54,8 +55,12 @@ class Forms:
         return text
 
 
-def forms(item_id: int, category: str, content: str) -> Forms:
-    """The four forms of memory `item_id` in `category` (its name as people read it)."""
+def forms(item_id: int, category: str, content: str, memory_type: str | None = None) -> Forms:
+    """The four forms of memory `item_id` in `category` (its name as people read it); a
+    workflow or code pattern (`memory_type`) has forms of its own (structured_forms)."""
+    structured = structured_forms(item_id, content, memory_type)
+    if structured is not None:
+        return structured
     full = " ".join(content.split())
     summary = summarise(full)
     return Forms(
@@ -108,6 +113,42 @@ def index_line(item_id: int, category: str, text: str) -> str:
     words = text.split()
     start = next((n for n, w in enumerate(words) if w.lower() not in STOP_WORDS), 0)
     return f"#{item_id} {category}: {_cut(' '.join(words[start:]), INDEX_WORDS)}"
+
+
+def structured_forms(item_id: int, content: str, memory_type: str | None) -> Forms | None:
+    """Seed 004's forms of a workflow (its numbered steps; "release: bump version → tag →
+    build"; `#12 workflow: release`) and of a code pattern (its snippet and scope; its
+    description; `#12 code pattern: …`), or None when the content is not in that form."""
+    if memory_type == WORKFLOW and (flow := parse_workflow(content)) is not None:
+        steps = [f"{n}. {step}" for n, step in enumerate(flow.steps, start=1)]
+        head = f"{flow.name}: " if flow.name else ""
+        return Forms(
+            full="\n".join(([f"{flow.name}:"] if flow.name else []) + steps),
+            summary=_cut(head + " → ".join(flow.steps), SUMMARY_WORDS),
+            compressed=head + " → ".join(_key_words(s) for s in flow.steps),
+            index=f"#{item_id} workflow: {_cut(flow.name or flow.steps[0], INDEX_WORDS + 2)}",
+        )
+    if memory_type == CODE_PATTERN and (pattern := parse_pattern(content)) is not None:
+        scope = pattern.applies_to
+        code = next((line.strip() for line in pattern.snippet.splitlines() if line.strip()), "")
+        described = pattern.description or code
+        said = scope.lower() in described.lower()
+        fence = f"```{pattern.language}\n{pattern.snippet}\n```"
+        return Forms(
+            full="\n".join(p for p in (pattern.description, fence) if p)
+            + (f"\nApplies to: {scope}" if scope else ""),
+            summary=_cut(described, SUMMARY_WORDS)
+            + (f" (in {scope})" if scope and not said else ""),
+            compressed=f"{scope or 'pattern'}: {_cut(code, COMPRESSED_WORDS - 2)}",
+            index=f"#{item_id} code pattern: {_cut(scope or described, INDEX_WORDS + 2)}",
+        )
+    return None
+
+
+def _key_words(step: str) -> str:
+    """A step in two words: "bump the version" → "bump version"."""
+    words = [w for w in step.split() if w.lower() not in STOP_WORDS or w == step.split()[0]]
+    return " ".join(words[:2]) or step
 
 
 def _carries_value(text: str) -> bool:

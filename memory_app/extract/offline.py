@@ -30,6 +30,7 @@ from memory_app.extract import sentence_model
 from memory_app.extract.base import CONFIDENCE_THRESHOLD, ExtractedItem, KnownMemory
 from memory_app.extract.directives import VERBS, directive_score, is_technical
 from memory_app.extract.directives import form as directive_form
+from memory_app.extract.procedures import extract_procedures
 from memory_app.extract.sentences import (
     clean_content,
     is_injected_turn,
@@ -403,12 +404,19 @@ class OfflineExtractor:
                     before = found
                     previous = sentence
             state.observe(turn, prose)
-        kept = _deduplicate(candidates)
+        # Workflows and code patterns (procedures.py) take the sentences they are made of.
+        structured = extract_procedures(transcript, wanted)
+        used = [(f.position, normalized_key(f.used_text)) for f in structured if f.used_text]
+        kept = [
+            c
+            for c in _deduplicate(candidates)
+            if not any(p == c.position and normalized_key(c.content) in u for p, u in used)
+        ]
         return [
             _to_item(c)
             for c in kept
             if c.confidence >= CONFIDENCE_THRESHOLD and c.category in wanted
-        ]
+        ] + [f.item for f in structured]
 
     @staticmethod
     def _candidates(

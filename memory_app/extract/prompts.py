@@ -22,6 +22,7 @@ from memory_app.domain.categories import Category
 from memory_app.domain.records import MemoryRecord
 from memory_app.domain.similarity import content_words
 from memory_app.extract.base import KnownMemory
+from memory_app.extract.schemas import structured_targets
 
 # The existing memories shown with each chunk: enough for the rules a conversation is
 # likely to change, bounded so they never crowd out the conversation.
@@ -59,6 +60,21 @@ ITEM_EXAMPLES: dict[str, dict[str, object]] = {
         "approach": "[Recommended approach]",
         "lessons_learned": "[Key insights]",
         "confidence": 0.88,
+    },
+}
+# Seed 004's workflows and code patterns: lists beside the categories (schemas.py).
+STRUCTURED_EXAMPLES: dict[str, dict[str, object]] = {
+    "workflows": {
+        "name": "[What it does, e.g. release]",
+        "steps": ["[First step]", "[Second step]", "[...]"],
+        "confidence": 0.85,
+    },
+    "code_patterns": {
+        "description": "[What the pattern is for]",
+        "snippet": "[The code to follow, at most 15 lines, without ``` fences]",
+        "language": "[python, typescript, ...]",
+        "applies_to": "[Where it applies: a module, a file glob, a kind of code]",
+        "confidence": 0.85,
     },
 }
 GENERIC_EXAMPLE: dict[str, object] = {
@@ -106,8 +122,19 @@ def categories_section(categories: Sequence[Category]) -> str:
 
 
 def response_format(categories: Sequence[Category]) -> str:
-    shape = {c.key: [ITEM_EXAMPLES.get(c.key, GENERIC_EXAMPLE)] for c in categories}
+    shape: dict[str, list[dict[str, object]]] = {
+        c.key: [ITEM_EXAMPLES.get(c.key, GENERIC_EXAMPLE)] for c in categories
+    }
+    for name in structured_targets([c.key for c in categories]):
+        shape[name] = [STRUCTURED_EXAMPLES[name]]
     return json.dumps(shape, indent=2, ensure_ascii=False)
+
+
+def structured_note(categories: Sequence[Category]) -> str:
+    """What the prompt says of the workflow and code-pattern lists, when it has them."""
+    if not structured_targets([c.key for c in categories]):
+        return ""
+    return template("structured.txt").strip() + "\n\n"
 
 
 def known_line(memory: KnownMemory) -> str:
@@ -191,6 +218,7 @@ def extraction_prompt(
         categories=categories_section(categories),
         known_section=known_section(known, known_total),
         response_format=response_format(categories),
+        structured_note=structured_note(categories),
     )
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from types import GenericAlias
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, model_validator
 
@@ -38,6 +38,14 @@ from memory_app.domain.digest import (
 )
 from memory_app.domain.records import MemoryRecord
 from memory_app.domain.summary import EvolvedSummary, SummaryChange, SummaryFact
+from memory_app.domain.workflows import (
+    CODE_PATTERN,
+    MAX_STEP_CHARS,
+    MAX_STEPS,
+    WORKFLOW,
+    pattern_content,
+    workflow_content,
+)
 from memory_app.extract.base import ExtractedItem
 
 Confidence = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -48,6 +56,7 @@ Tag = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_
 
 class _Item(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    memory_type: ClassVar[str | None] = None  # None: the category's default type
 
     confidence: Confidence
     source_turns: list[int] = Field(default_factory=list)
@@ -66,6 +75,7 @@ class _Item(BaseModel):
             category=category,
             content=content,
             confidence=self.confidence,
+            type=self.memory_type,
             tags=tuple(dict.fromkeys(t.lower() for t in self.tags)),
             context=context or None,
             turn_start=turns[0] if turns else None,
@@ -141,6 +151,72 @@ class GenericItem(_Item):
         return self.content, self.context
 
 
+Step = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_STEP_CHARS)
+]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+Language = Annotated[str, StringConstraints(strip_whitespace=True, pattern=r"^[\w+#.-]{0,20}$")]
+MAX_SNIPPET_CHARS = 1500
+
+
+class WorkflowItem(_Item):
+    """Seed 004's workflow: a named procedure as ordered steps, one short line each."""
+
+    memory_type: ClassVar[str | None] = WORKFLOW
+    name: Name
+    steps: list[Step] = Field(min_length=2, max_length=MAX_STEPS)
+
+    @model_validator(mode="after")
+    def _one_line_steps(self) -> WorkflowItem:
+        if any("\n" in step for step in self.steps):
+            raise ValueError("each workflow step must be one line")
+        return self
+
+    def content_and_context(self) -> tuple[str, str]:
+        return workflow_content(self.name, self.steps), ""
+
+
+class CodePatternItem(_Item):
+    """Seed 004's code pattern: a snippet to follow and where it applies."""
+
+    memory_type: ClassVar[str | None] = CODE_PATTERN
+    description: Text
+    snippet: Annotated[str, StringConstraints(min_length=1, max_length=MAX_SNIPPET_CHARS)]
+    language: Language = ""
+    applies_to: Note
+
+    @model_validator(mode="after")
+    def _plain_snippet(self) -> CodePatternItem:
+        if not self.snippet.strip():
+            raise ValueError("a code pattern's snippet must not be empty")
+        if "```" in self.snippet:
+            raise ValueError("a code pattern's snippet is the code itself, without ``` fences")
+        return self
+
+    def content_and_context(self) -> tuple[str, str]:
+        return pattern_content(self.description, self.snippet, self.language, self.applies_to), ""
+
+
+# The answer's lists of structured memories beside the category lists, and the categories
+# their items are filed in (the first of these the request has).
+STRUCTURED_LISTS: dict[str, tuple[type[_Item], tuple[str, ...]]] = {
+    "workflows": (WorkflowItem, ("project_conventions",)),
+    "code_patterns": (CodePatternItem, ("coding_preferences", "project_conventions")),
+}
+
+
+def structured_targets(keys: Collection[str]) -> dict[str, str]:
+    """The structured lists a request with these category keys asks for, each with the
+    category its items go to (none when the categories lack one, or a category has the
+    list's name)."""
+    out: dict[str, str] = {}
+    for name, (_, homes) in STRUCTURED_LISTS.items():
+        home = next((h for h in homes if h in keys), None)
+        if home is not None and name not in keys:
+            out[name] = home
+    return out
+
+
 ITEM_MODELS: dict[str, type[_Item]] = {
     "coding_preferences": CodingPreference,
     "architectural_decisions": ArchitecturalDecision,
@@ -156,26 +232,38 @@ class ExtractionResponseBase(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     no_content_to_extract: bool | None = None
+    # The structured lists (STRUCTURED_LISTS) this model has, each with its category.
+    targets: ClassVar[dict[str, str]] = {}
 
     @model_validator(mode="after")
     def _nothing_means_nothing(self) -> ExtractionResponseBase:
-        if self.no_content_to_extract and any(self.category_lists().values()):
+        lists = {**self.category_lists(), **self.structured_lists()}
+        if self.no_content_to_extract and any(lists.values()):
             raise ValueError('"no_content_to_extract": true must come with no items')
         return self
 
     def category_lists(self) -> dict[str, list[_Item]]:
         out: dict[str, list[_Item]] = {}
         for name, info in type(self).model_fields.items():
-            if name != "no_content_to_extract":
+            if name != "no_content_to_extract" and name not in self.targets:
                 out[info.alias or name] = getattr(self, name)
         return out
 
+    def structured_lists(self) -> dict[str, list[_Item]]:
+        return {name: getattr(self, name) for name in self.targets}
+
     def items(self, known_ids: Collection[int] = ()) -> list[ExtractedItem]:
-        """Every item, with `updates` kept only for ids in `known_ids`."""
+        """Every item, with `updates` kept only for ids in `known_ids`; workflows and code
+        patterns filed in their category."""
         known = frozenset(known_ids)
-        return [
+        listed = [
             item.to_item(key, known)
             for key, found in self.category_lists().items()
+            for item in found
+        ]
+        return listed + [
+            item.to_item(self.targets[name], known)
+            for name, found in self.structured_lists().items()
             for item in found
         ]
 
@@ -192,7 +280,13 @@ def extraction_model(keys: tuple[str, ...]) -> type[ExtractionResponseBase]:
         # GenericAlias(list, (model,)) is list[model], spelled so for a model held in a variable.
         items = GenericAlias(list, (model,))
         fields[f"category_{index}"] = (items, Field(default_factory=list, alias=key))
-    return create_model("ExtractionResponse", __base__=ExtractionResponseBase, **fields)
+    targets = structured_targets(keys)
+    for name in targets:
+        model = STRUCTURED_LISTS[name][0]
+        fields[name] = (GenericAlias(list, (model,)), Field(default_factory=list))
+    response = create_model("ExtractionResponse", __base__=ExtractionResponseBase, **fields)
+    response.targets = targets
+    return response
 
 
 def extraction_model_for(categories: Sequence[Category]) -> type[ExtractionResponseBase]:

@@ -72,6 +72,7 @@ def build_views(context: AppContext) -> list[View]:
     from memory_app.gui.views.conflicts import ConflictsView
     from memory_app.gui.views.context import ContextView
     from memory_app.gui.views.dashboard import DashboardView
+    from memory_app.gui.views.episodes import EpisodesView
     from memory_app.gui.views.maintenance import MaintenanceView
     from memory_app.gui.views.memories import MemoriesView
     from memory_app.gui.views.settings import SettingsView
@@ -82,6 +83,7 @@ def build_views(context: AppContext) -> list[View]:
         MemoriesView(context),
         ConflictsView(context),
         SourcesView(context),
+        EpisodesView(context),
         MaintenanceView(context),
         ContextView(context),
         SettingsView(context),

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 SIZE = (1280, 800)
 CONTEXT_TASK = "add an endpoint to cancel an order"
+PREDICTED_FILES = "src/orders_api/services/payments.py, tests/routers/test_orders.py"
 DEFAULT_STORE = "~/.local/share/memory-app"  # where a user's store is, on Linux
 # A dark palette (Qt's Fusion colours) to look at the views as a dark desktop shows them.
 DARK = {
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     from memory_app.gui.app import build_context, build_main_window, prepare_application_identity
     from memory_app.gui.context import AppContext
     from memory_app.gui.translations import install_translators
-    from memory_app.gui.views.context import INJECTIONS, ContextView
+    from memory_app.gui.views.context import INJECTIONS, PREDICTED, ContextView
     from memory_app.gui.views.memories import MemoriesView
     from memory_app.service import MemoryService
 
@@ -144,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
                         window.navigate("context", INJECTIONS)
                         settle(context)
                         window.grab().save(str(args.out / "context-injections.png"))
+                        window.navigate("context", PREDICTED)  # for a file of the demo
+                        view.predicted.files.setText(PREDICTED_FILES)
+                        view.predicted.run()
+                        settle(context)
+                        window.grab().save(str(args.out / "context-predicted.png"))
                         view.main.setCurrentIndex(0)
             window.close()
             context.shutdown()

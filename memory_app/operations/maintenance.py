@@ -36,6 +36,7 @@ from memory_app.domain.maintenance import (
     next_due,
 )
 from memory_app.domain.records import MaintenanceRunRecord, MemoryRecord
+from memory_app.links.discover import rebuild_links
 from memory_app.maintenance import consolidation, reindex, summarization
 from memory_app.operations.common import ServiceState, new_group
 from memory_app.store import maintenance as store
@@ -181,6 +182,11 @@ class MaintenanceOperations(ServiceState):
             job.report(0, 0, "Refreshing decay factors")
             with self.db.writing() as session:
                 figures["decay_refreshed"] = store.refresh_decay(session, self.clock())
+            job.check()
+            job.report(0, 0, "Discovering links between memories")
+            with self.db.writing() as session:
+                links = rebuild_links(session.connection())
+            figures["links_discovered"] = links.total
         figures.update(self._rebuild_summaries(dry_run=dry_run, job=job))
         return figures, merges
 

@@ -36,6 +36,7 @@ from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
 from memory_app.domain.transcripts import Transcript
 from memory_app.domain.usage import CallUsage, ExtractionRunRecord, UsageSummary
 from memory_app.domain.validation import ValidationError, validate_item_fields
+from memory_app.domain.workflows import tidy_content
 from memory_app.episodes.store import record_episode
 from memory_app.extract.base import (
     CONFIDENCE_THRESHOLD,
@@ -685,8 +686,8 @@ class MemorizeOperations(ServiceState):
         category = categories.get(item.category)
         if category is None or item.confidence < CONFIDENCE_THRESHOLD:
             return "dropped", 0, item.category
-        content = redact(" ".join(item.content.split())).text
         memory_type = item.type or category.default_type
+        content = redact(tidy_content(item.content, memory_type)).text
         importance = (
             item.importance if item.importance is not None else default_importance(memory_type)
         )

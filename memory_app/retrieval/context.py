@@ -7,7 +7,8 @@
 - index: what else is stored, by category, and how to ask for more.
 
 A memory that does not fit its tier in full comes in shorter (domain/compression.py):
-summary, compressed or a one-line index naming its id, each marked as such.
+summary, compressed or a one-line index naming its id, each marked as such. A memory
+placed brings a strongly linked one along in what is left (links/pull.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.domain.compression import LEVELS, forms
 from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
 from memory_app.domain.scoring import RankingWeights, ScoreBreakdown
+from memory_app.links.pull import pull_in
 from memory_app.retrieval.ranker import rank
 from memory_app.store import retrieval as store
 
@@ -82,9 +84,18 @@ def build(conn: Connection, request: ContextRequest, now: datetime) -> ContextPl
     background_filters = replace(filters, categories=BACKGROUND_CATEGORIES)
     background = entries(rank(conn, _query("", background_filters, request.weights), now))
     index = _index_entries(conn, filters, now)
-    return allocate(
+    plan = allocate(
         {"critical": critical, "relevant": relevant, "background": background, "index": index},
         request.budget,
+    )
+    # What the chosen memories depend on or relate to comes along, in what is left over.
+    return pull_in(
+        conn,
+        plan,
+        lambda item_id: contents.entry(item_id, None),
+        excluded=excluded,
+        project=request.project,
+        branch=request.branch,
     )
 
 
@@ -97,27 +108,27 @@ class _Contents:
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.rows: dict[int, tuple[str, str, bool, float]] = {}
+        self.rows: dict[int, tuple[str, str, bool, float, str]] = {}
 
     def load(self, ids: Iterable[int]) -> None:
         wanted = sorted({int(i) for i in ids} - self.rows.keys())
         if not wanted:
             return
         sql = (
-            "SELECT id, content, category, pinned, confidence FROM memory_item "
+            "SELECT id, content, category, pinned, confidence, type FROM memory_item "
             f"WHERE id IN ({', '.join(map(str, wanted))})"
         )
         for row in self.conn.execute(text(sql)):
-            self.rows[row[0]] = (row[1], row[2], bool(row[3]), row[4])
+            self.rows[row[0]] = (row[1], row[2], bool(row[3]), row[4], row[5])
 
     def category(self, item_id: int) -> str:
         self.load([item_id])
         return self.rows[item_id][1]
 
-    def entry(self, item_id: int, breakdown: ScoreBreakdown) -> ContextEntry:
+    def entry(self, item_id: int, breakdown: ScoreBreakdown | None) -> ContextEntry:
         self.load([item_id])
-        content, category, pinned, confidence = self.rows[item_id]
-        return memory_entry(item_id, category, content, confidence, pinned, breakdown)
+        content, category, pinned, confidence, memory_type = self.rows[item_id]
+        return memory_entry(item_id, category, content, confidence, pinned, breakdown, memory_type)
 
 
 def memory_entry(
@@ -127,14 +138,17 @@ def memory_entry(
     confidence: float,
     pinned: bool = False,
     breakdown: ScoreBreakdown | None = None,
+    memory_type: str | None = None,
 ) -> ContextEntry:
     """The memory in full, carrying its shorter forms (each strictly cheaper than the one
-    before) for a tight budget."""
+    before) for a tight budget. A workflow's steps and a pattern's snippet keep their
+    lines, indented under the entry's bullet."""
     name = category_name(category).lower()
-    form = forms(item_id, name, content)
+    form = forms(item_id, name, content, memory_type)
     label = f"#{item_id} {name}, {confidence:.0%} confident"
+    first, *more = form.full.split("\n")
     texts = {
-        "full": f"{form.full} [{label}]",
+        "full": "\n".join([f"{first} [{label}]", *(f"  {line}" if line else "" for line in more)]),
         # Shortened forms say so, and name the id, so the assistant can ask for more.
         "summary": f"{form.summary} [{label}; summary]",
         "compressed": f"{form.compressed} [#{item_id} compressed]",

@@ -28,6 +28,7 @@ from memory_app.domain.rendering import TurnSpan, turn_text
 from memory_app.domain.similarity import NEAR_DUPLICATE, content_key, similarity
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.domain.validation import ValidationError
+from memory_app.store import links
 from memory_app.store.dialects import Dialect
 from memory_app.store.errors import EmptyQueryError, NotFoundError
 from memory_app.store.tables import (
@@ -766,6 +767,11 @@ def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
         if kind == "digest":
             _undo_digest(session, event, actor=actor, undo_id=undo_id, note=group_id)
             continue
+        if kind == "link":
+            links.undo_link_event(
+                session, event, actor=actor, action="undo", group_id=undo_id, note=group_id
+            )
+            continue
         if event.item_id is None:
             continue
         row = get_item(session, event.item_id)
@@ -781,12 +787,14 @@ def undo_group(session: Session, group_id: str, *, actor: str) -> list[int]:
 
 
 def _event_kind(event: AuditEventRow) -> str | None:
-    """What an audit event changed: "item", "conflict", "category", "digest", or None
+    """What an audit event changed: "item", "conflict", "category", "digest", "link", or None
     for events undo and redo pass over (a summary's evolution notes)."""
     if event.item_id is not None:
         return "item"
     if event.conflict_id is not None:
         return "conflict"
+    if links.is_link_event(event):
+        return "link"
     snap = event.before or event.after or {}
     if "category_row" in snap:
         return "category"
@@ -835,6 +843,10 @@ def redo_group(session: Session, undo_id: str, *, actor: str) -> list[int]:
                     group_id=redo_id,
                     note=undo_id,
                 )
+        elif kind == "link":
+            links.undo_link_event(
+                session, event, actor=actor, action="redo", group_id=redo_id, note=undo_id
+            )
         elif kind == "item" and event.item_id is not None and event.before is not None:
             row = get_item(session, event.item_id)
             restored = reverted(event.before, event.after or {}, snapshot(row))

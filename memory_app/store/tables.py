@@ -383,3 +383,24 @@ class EpisodeRow(SQLModel, table=True):
     built_at: datetime = Field(
         default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
     )
+
+
+class MemoryLinkRow(SQLModel, table=True):
+    """A link from a memory to another memory, or to an episode for part-of (seeds 000,
+    003 and 004's relationships; memory_app/links). Discovery rewrites its own links
+    (origin "discovered") every night; a person's (origin "person") it never removes.
+    The target has no foreign key: it names a memory or, for part-of, an episode, and a
+    link whose target is gone is skipped when read and dropped by the next discovery."""
+
+    __tablename__ = "memory_link"
+    __table_args__ = (UniqueConstraint("source_id", "target_id", "kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    source_id: int = Field(foreign_key="memory_item.id", ondelete="CASCADE")
+    target_id: int = Field(index=True)
+    kind: str  # links/model.py KINDS
+    origin: str = "discovered"  # discovered | person
+    strength: float = 1.0  # 0-1
+    created_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )

@@ -471,6 +471,58 @@
         </message>
     </context>
     <context>
+        <name>EpisodesView</name>
+        <message numerus="yes">
+            <source>The newest %Ln episodes of {total}</source>
+            <translation>
+                <numerusform>The newest %Ln episode of {total}</numerusform>
+                <numerusform>The newest %Ln episodes of {total}</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%Ln episodes</source>
+            <translation>
+                <numerusform>%Ln episode</numerusform>
+                <numerusform>%Ln episodes</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%Ln turns</source>
+            <translation>
+                <numerusform>%Ln turn</numerusform>
+                <numerusform>%Ln turns</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%Ln milestones</source>
+            <translation>
+                <numerusform>%Ln milestone</numerusform>
+                <numerusform>%Ln milestones</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%Ln problems</source>
+            <translation>
+                <numerusform>%Ln problem</numerusform>
+                <numerusform>%Ln problems</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%Ln files touched</source>
+            <translation>
+                <numerusform>%Ln file touched</numerusform>
+                <numerusform>%Ln files touched</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%Ln memories learnt</source>
+            <translation>
+                <numerusform>%Ln memory learnt</numerusform>
+                <numerusform>%Ln memories learnt</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>ImportSummary</name>
         <message numerus="yes">
             <source>Imported %Ln conversations</source>
@@ -774,6 +826,16 @@
             <translation>
                 <numerusform>Move the %Ln memory of “{name}” (and any it keeps archived, superseded or deleted) into another category, then remove “{name}”. Its summary joins the other one; Edit ▸ Undo takes the merge back.</numerusform>
                 <numerusform>Move the %Ln memories of “{name}” (and any it keeps archived, superseded or deleted) into another category, then remove “{name}”. Its summary joins the other one; Edit ▸ Undo takes the merge back.</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>PredictedPanel</name>
+        <message numerus="yes">
+            <source>%Ln memories predicted</source>
+            <translation>
+                <numerusform>%Ln memory predicted</numerusform>
+                <numerusform>%Ln memories predicted</numerusform>
             </translation>
         </message>
     </context>

@@ -22,6 +22,7 @@ VIEW_KEYS = [
     "memories",
     "conflicts",
     "sources",
+    "episodes",
     "maintenance",
     "context",
     "settings",

@@ -85,6 +85,11 @@ def _problems(source: str, name_of_file: str) -> list[str]:
     tree = ast.parse(source)
     found: list[str] = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):  # lupdate does not read inside f-strings
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Call) and _name(inner) in TRANSLATORS:
+                    where = f"{name_of_file}:{inner.lineno}"
+                    found.append(f"{where}: {_name(inner)}() inside an f-string is never collected")
         if not isinstance(node, ast.Call):
             continue
         name = _name(node)
@@ -145,10 +150,11 @@ def test_the_check_finds_literal_text() -> None:
         "    translate('Ctx', '%n words', None, n)\n"  # 8: lupdate loses the count
         "    label.setToolTip(f'<ul><li>{n}</li></ul>')\n"  # fine: markup only
         "    label.setText(translate('Ctx', CAPTIONS[n]))\n"  # fine: marked where written
+        "    label.setText(f'<b>{self.tr(\"Links\")}</b>')\n"  # 11: lupdate skips f-strings
         "    label.setText(self.tr('Import {n} files').format(n=n))\n"  # fine
         "    box.addItem(self.tr('Project'), 'project')\n"  # fine: data is not shown
         "    label.setText(self.tr('%n memories', '', n))\n"  # fine
         "    label.setText('—')\n"  # fine: no words
     )
     lines = sorted(int(problem.split(":")[1]) for problem in _problems(source, "probe.py"))
-    assert lines == [2, 3, 4, 5, 6, 7, 8]
+    assert lines == [2, 3, 4, 5, 6, 7, 8, 11]

@@ -52,6 +52,7 @@ from memory_app.gui.views.base import View
 from memory_app.gui.widgets.category_dialogs import CategoryDialog, MergeCategoryDialog
 from memory_app.gui.widgets.memory_editor import MemoryEditor
 from memory_app.gui.widgets.scroll_page import scroll_page
+from memory_app.store.errors import NotFoundError
 
 # No fixed debounce: a query starts on the next loop turn (after the instant narrowing of
 # the loaded rows has painted); while one is running, keystrokes coalesce into a single
@@ -350,6 +351,12 @@ class MemoriesView(View):
         )
         self.editor.source_requested.connect(
             lambda where: self.context.events.navigate.emit("sources", where)
+        )
+        self.editor.links.memory_requested.connect(
+            lambda item_id: self.context.spawn(self._show_item(item_id, asked=True))
+        )
+        self.editor.links.add_requested.connect(
+            lambda item_id, target, kind: self.context.spawn(self._add_link(item_id, target, kind))
         )
         scroll, _editor = scroll_page(self, content=self.editor)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -681,6 +688,7 @@ class MemoriesView(View):
         if selected and selected != [item_id] and not (asked and selected == selected_before):
             return  # the person selected something else meanwhile
         self.editor.refresh(record, history)
+        await self._show_links(item_id)
         row = self.model.row_of(item_id)
         if row is not None:
             index = self.proxy.mapFromSource(self.model.index(row, 0))
@@ -694,6 +702,23 @@ class MemoriesView(View):
                 self.table.selectionModel().blockSignals(False)
                 self.table.scrollTo(index)
                 self._update_selection_label()
+
+    async def _show_links(self, item_id: int) -> None:
+        links = await self.context.call(self.context.service.memory_links, item_id)
+        if self.editor.record is not None and self.editor.record.id == item_id:
+            self.editor.links.show_links(item_id, links)
+
+    async def _add_link(self, item_id: int, target: int, kind: str) -> None:
+        try:
+            await self.context.call(self.context.service.add_link, item_id, target, kind)
+        except (ValidationError, NotFoundError) as exc:
+            self.context.events.notify.emit(str(exc), None)
+            return
+        await self._show_links(item_id)
+        self.context.events.notify.emit(
+            self.tr("Linked memory #{number} to #{target}.").format(number=item_id, target=target),
+            self._undo,
+        )
 
     def save(self, item_id: int, changes: dict[str, Any]) -> None:
         self.context.spawn(self._save(item_id, changes))

@@ -1,5 +1,5 @@
-"""The memory editor pane: fields, inline validation errors, archive, source and
-history."""
+"""The memory editor pane: fields, inline validation errors, archive, source, history
+and links."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from memory_app.domain.categories import MEMORY_TYPES
 from memory_app.domain.records import SCOPES, AuditRecord, CategoryInfo, MemoryRecord
 from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.forms.ui_memory_editor import Ui_MemoryEditorForm
+from memory_app.gui.widgets.memory_links import LinksSection
 
 # The statuses the Archive button has a use for (archive or unarchive; hidden for others).
 ARCHIVABLE = ("active", "archived")
@@ -106,8 +107,9 @@ class MemoryEditor(QWidget):
             error: QLabel = getattr(self.ui, label)
             error.setStyleSheet(text_style(ERROR, self.palette()))
             error.hide()
+        type_names = {"code_pattern": self.tr("Code pattern"), "workflow": self.tr("Workflow")}
         for memory_type in MEMORY_TYPES:
-            self.ui.type.addItem(memory_type.capitalize(), memory_type)
+            self.ui.type.addItem(type_names.get(memory_type, memory_type.capitalize()), memory_type)
         scope_names = {
             "session": self.tr("This session"),
             "project": self.tr("This project"),
@@ -115,6 +117,9 @@ class MemoryEditor(QWidget):
         }
         for scope in SCOPES:
             self.ui.scope.addItem(scope_names.get(scope, scope), scope)
+        # Links under Source and History (memory_app/links); the view fills them.
+        self.links = LinksSection(self)
+        self.ui.outerLayout.addWidget(self.links)
         self.ui.save.clicked.connect(self.request_save)
         self.ui.archive.clicked.connect(self.request_archive)
         self.ui.revert.clicked.connect(self.revert)
@@ -150,6 +155,7 @@ class MemoryEditor(QWidget):
         self.ui.source.setText("—")
         self.ui.usage.setText("")
         self.ui.history.clear()
+        self.links.show_links(None, ())
         self.ui.archive.hide()
         self.clear_errors()
 

@@ -215,6 +215,16 @@ def _v6_episodes(conn: Connection) -> None:
     build_episodes(conn)
 
 
+def _v7_links(conn: Connection) -> None:
+    """Links between memories (seeds 000, 003 and 004): related, depends-on,
+    contradicts, supersedes, part-of an episode; the stored memories get their
+    discovered links now (offline and fast: memory_app/links/discover.py)."""
+    from memory_app.links.discover import rebuild_links  # reads the store's tables
+
+    SQLModel.metadata.create_all(conn)  # memory_link
+    rebuild_links(conn)
+
+
 # Ordered steps: step N brings the schema from version N-1 to N. Append, never edit.
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v1_initial_schema,
@@ -223,6 +233,7 @@ MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v4_usage_feedback,
     _v5_branch_memory,
     _v6_episodes,
+    _v7_links,
 )
 
 

@@ -90,7 +90,7 @@ def test_known_memories_are_listed_and_an_update_names_one_of_them() -> None:
     items_schemas = [
         d for d in schema.get("$defs", {}).values() if "confidence" in d.get("properties", {})
     ]
-    assert len(items_schemas) == 5
+    assert len(items_schemas) == 7  # five categories, workflows and code patterns
     for item_schema in items_schemas:
         assert item_schema["properties"]["updates"]["anyOf"] == [
             {"type": "integer"},

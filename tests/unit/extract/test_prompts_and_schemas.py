@@ -62,7 +62,11 @@ def test_the_extraction_prompt_is_the_seeds_with_everything_filled_in() -> None:
     assert "### UI notes\nHow the user wants screens to look." in prompt
     assert "1. **Confidence Scoring**: Only include items with confidence >= 0.75" in prompt
     shape = json.loads(prompt.split("```json\n")[1].split("\n```")[0])
-    assert list(shape) == [c.key for c in (*DEFAULT_CATEGORIES, CUSTOM)]
+    # Seed 004's workflows and code patterns come after the categories (schemas.py).
+    assert list(shape) == [c.key for c in (*DEFAULT_CATEGORIES, CUSTOM)] + [
+        "workflows",
+        "code_patterns",
+    ]
     assert set(shape["bug_patterns"][0]) == {"pattern", "fix", "occurrences", "confidence"}
     assert set(shape["ui-notes"][0]) == {"content", "confidence", "context"}
     assert "part 2 of 3" in extraction_prompt("x", DEFAULT_CATEGORIES, part=2, parts=3)
@@ -126,6 +130,8 @@ def test_the_schema_sent_is_built_from_the_models_and_forbids_extra_fields() -> 
         *(c.key for c in DEFAULT_CATEGORIES),
         "ui-notes",
         "no_content_to_extract",
+        "workflows",
+        "code_patterns",
     }
     assert schema["$defs"]["BugPattern"]["additionalProperties"] is False
     assert extraction_model_for(DEFAULT_CATEGORIES) is extraction_model_for(DEFAULT_CATEGORIES)

@@ -15,7 +15,7 @@ from memory_app.store.dialects import sqlite as sqlite_dialect
 from memory_app.store.errors import DatabaseTooNewError, EmptyQueryError, UnsupportedDatabaseError
 from memory_app.store.fts_query import match_expression
 from memory_app.store.tables import AuditEventRow, CategoryRow, MemoryItemRow, ResourceRow
-from tests.helpers import make_version_2, make_version_4
+from tests.helpers import make_version_2, make_version_4, make_version_6
 
 
 def make_db(tmp_path: Path, name: str = "memory.db") -> Database:
@@ -388,3 +388,52 @@ def test_a_memory_seen_on_several_branches_before_version_5_becomes_base(
         "merged": None,  # its duplicate was learnt on feature/pay
         "alone": "feature/auth",
     }
+
+
+def _table_sql(db: Database, table: str) -> list[str]:
+    """A table's CREATE statements (the table and its indexes), as SQLite keeps them."""
+    with db.reading() as session:
+        rows = session.execute(
+            text("SELECT sql FROM sqlite_master WHERE tbl_name = :t AND sql IS NOT NULL"),
+            {"t": table},
+        ).all()
+    return sorted(r[0] for r in rows)
+
+
+def test_a_version_6_store_gains_the_link_table_and_its_discovered_links(
+    tmp_path: Path,
+) -> None:
+    """Version 7 (links between memories): the table as a new store has it, one link
+    per (source, target, kind), and the stored memories' links discovered on the way
+    (here the supersedes link a change of mind left in `superseded_by`)."""
+    fresh = make_db(tmp_path, "fresh.db")
+    wanted = _table_sql(fresh, "memory_link")
+    fresh.close()
+    assert any("UNIQUE (source_id, target_id, kind)" in sql for sql in wanted)
+    db = make_db(tmp_path)
+    older = add_item(db, "indent with tabs", status="superseded")
+    newer = add_item(db, "indent with four spaces")
+    with db.writing() as session:
+        row = session.get(MemoryItemRow, older)
+        assert row is not None
+        row.superseded_by = newer
+    db.close()
+    make_version_6(tmp_path / "memory.db")
+
+    upgraded = make_db(tmp_path)
+    assert upgraded.previous_version == 6
+    assert list((tmp_path / "backups").glob("memory.v6.*.bak"))
+    assert _table_sql(upgraded, "memory_link") == wanted
+    with upgraded.reading() as session:
+        links = session.execute(
+            text("SELECT source_id, target_id, kind, origin FROM memory_link")
+        ).all()
+    assert [tuple(r) for r in links] == [(newer, older, "supersedes", "discovered")]
+    with pytest.raises(Exception, match="UNIQUE"), upgraded.writing() as session:
+        session.execute(
+            text(
+                "INSERT INTO memory_link (source_id, target_id, kind, origin, strength, "
+                "created_at) VALUES (:s, :t, 'supersedes', 'person', 1, '2024-01-01')"
+            ),
+            {"s": newer, "t": older},
+        )

@@ -31,6 +31,7 @@ from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
 from memory_app.gui.views.base import View
 from memory_app.gui.views.context.claude_md import ClaudeMdExporter
+from memory_app.gui.views.context.predicted_panel import PredictedPanel
 from memory_app.gui.views.context.preview_data import ContextPreview, ExcludedMemory, load_preview
 from memory_app.gui.views.context.request_bar import ContextRequestBar
 from memory_app.gui.views.context.tier_rows import row_icons
@@ -41,8 +42,9 @@ from memory_app.gui.widgets.injections_panel import InjectionsPanel
 from memory_app.retrieval.context import ContextRequest
 
 REFRESH_DEBOUNCE_MS = 250  # typing a task rebuilds the preview once the typing pauses
-TAB_KEY = "context/tab"  # the tab shown last: the preview, or INJECTIONS
+TAB_KEY = "context/tab"  # the tab shown last: the preview, INJECTIONS or PREDICTED
 INJECTIONS = "injections"  # also the navigation argument that opens that tab
+PREDICTED = "predicted"  # likewise, for the memories predicted for a branch and files
 
 
 class ContextView(View):
@@ -107,8 +109,20 @@ class ContextView(View):
         self.main.setTabToolTip(
             1, self.tr("What Claude Code's recall hooks gave the assistant, live (Ctrl+Tab)")
         )
-        if self.context.settings.value(TAB_KEY) == INJECTIONS:
+        self.predicted = PredictedPanel(context, self.main)
+        self.main.addTab(self.predicted, self.tr("Predic&ted"))
+        self.main.setTabToolTip(
+            2,
+            self.tr(
+                "The memories likely needed for a branch, some files and an error, before "
+                "any prompt (Ctrl+Tab)"
+            ),
+        )
+        shown = self.context.settings.value(TAB_KEY)
+        if shown == INJECTIONS:
             self.main.setCurrentWidget(self.injections)
+        elif shown == PREDICTED:
+            self.main.setCurrentWidget(self.predicted)
         self.main.currentChanged.connect(self._tab_changed)
 
         self.empty = EmptyState(
@@ -201,15 +215,19 @@ class ContextView(View):
         shortcut.activated.connect(slot)
 
     def _tab_changed(self, _index: int) -> None:
-        shown = INJECTIONS if self.main.currentWidget() is self.injections else "preview"
+        current = self.main.currentWidget()
+        shown = {self.injections: INJECTIONS, self.predicted: PREDICTED}.get(current, "preview")
         self.context.settings.setValue(TAB_KEY, shown)
 
     # -- loading ----------------------------------------------------------------------
 
     def activate(self, argument: Any = None) -> None:
-        """Shown; the argument INJECTIONS opens the tab of what the assistant saw."""
+        """Shown; the argument INJECTIONS opens the tab of what the assistant saw, PREDICTED
+        the predicted memories."""
         if argument == INJECTIONS:
             self.main.setCurrentWidget(self.injections)
+        elif argument == PREDICTED:
+            self.main.setCurrentWidget(self.predicted)
         super().activate(argument)
 
     async def reload(self) -> None:
@@ -224,6 +242,7 @@ class ContextView(View):
 
     def show_projects(self, projects: list[tuple[str, int]]) -> None:
         self.controls.show_projects(projects)
+        self.predicted.show_projects(projects)
 
     def current_project(self) -> str | None:
         return self.controls.current_project()
