@@ -45,6 +45,7 @@ import json
 import logging
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -160,7 +161,7 @@ class ConnectionCheck:
     message: str
 
 
-class ModelExtractor:
+class ModelExtractor(ABC):
     """What the Claude extractors share, whatever carries the question (the Messages API
     here, the Claude Code CLI in claude_cli.py): chunking, the prompts, validation and the
     retries of invalid answers, evolution, compression, usage and the circuit breaker.
@@ -412,6 +413,7 @@ class ModelExtractor:
             self._scrub(f"Claude's answer was not valid after {attempts} attempts: {problem}")
         )
 
+    @abstractmethod
     def _reply(
         self,
         system: str | None,
@@ -421,7 +423,6 @@ class ModelExtractor:
     ) -> tuple[str, str | None]:
         """The model's answer text to one prompt and why it stopped (None: unknown);
         raises ExtractorError when there is no answer. Counts the request in `meter`."""
-        raise NotImplementedError
 
     # -- errors people can act on ---------------------------------------------------------
 
@@ -442,9 +443,9 @@ class ModelExtractor:
             why = self._unreachable  # a refusal sends nothing: the pause is not renewed
         raise ExtractorError(self._skipped(why))
 
+    @abstractmethod
     def _skipped(self, why: str) -> str:
         """Why a call was not even tried: the model was found unreachable `why`."""
-        raise NotImplementedError
 
     def _trip(self, why: str) -> None:
         if self.settings.unreachable_pause > 0:
