@@ -241,8 +241,9 @@ class EpisodesView(View):
             self.show_episodes(found)
 
     def _store_changed(self) -> None:
-        if self.isVisible():
-            self.context.spawn(self.reload())
+        if self.isVisible():  # hidden, it loads again when shown (activate)
+            self.loaded = True
+            self.schedule_reload()
 
     def show_episodes(self, found: EpisodeList) -> None:
         wanted, self._wanted = self._wanted, None

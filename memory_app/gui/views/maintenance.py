@@ -81,9 +81,6 @@ class MaintenanceView(View):
         self.snapshot: MaintenanceSnapshot | None = None
         self.last_record: MaintenanceRunRecord | None = None
         self._applying = False
-        self._reload_wanted = False
-        self._reload_running = False
-        self._loaded = False
         # The job label and count of the status bar's "…: 3 changes to review", while it
         # says so (a run's outcome, kept up to date as changes are decided).
         self._review: tuple[str, int] | None = None
@@ -131,7 +128,7 @@ class MaintenanceView(View):
         self.runner.progressed.connect(self.schedule.show_progress)
         self.runner.finished.connect(self._job_finished)
         self.runner.failed.connect(self._job_failed)
-        context.events.memories_changed.connect(self._schedule_reload)
+        context.events.memories_changed.connect(self.schedule_reload)
         if self.runner.running:  # the scheduler got there first
             self._job_started(self.runner.kind or "", self.runner.dry_run)
 
@@ -139,7 +136,7 @@ class MaintenanceView(View):
 
     async def reload(self) -> None:
         snapshot = await self.context.call(load_snapshot, self.context.service)
-        self._loaded = True
+        self.loaded = True
         self.show_snapshot(snapshot)
 
     def show_snapshot(self, snapshot: MaintenanceSnapshot) -> None:
@@ -167,23 +164,6 @@ class MaintenanceView(View):
         if waiting != shown:
             self._review = (label, waiting)
             status.finish(self.runner.to_review(label, waiting))
-
-    def _schedule_reload(self) -> None:
-        """Coalesce change notifications into one reload at a time (once shown)."""
-        if not self._loaded:
-            return
-        self._reload_wanted = True
-        if not self._reload_running:
-            self._reload_running = True
-            self.context.spawn(self._reload_while_wanted())
-
-    async def _reload_while_wanted(self) -> None:
-        try:
-            while self._reload_wanted:
-                self._reload_wanted = False
-                await self.reload()
-        finally:
-            self._reload_running = False
 
     # -- the schedule -----------------------------------------------------------------
 
@@ -239,14 +219,14 @@ class MaintenanceView(View):
         )
         self.changeset.set_busy(self._applying)
         self.last_record = record
-        self._loaded = True
-        self._schedule_reload()
+        self.loaded = True
+        self.schedule_reload()
 
     def _job_failed(self, message: str) -> None:
         self.schedule.set_running(None)
         self._review = None
         self.changeset.set_busy(self._applying)
-        self._schedule_reload()
+        self.schedule_reload()
 
     # -- the changeset ----------------------------------------------------------------
 
@@ -260,7 +240,7 @@ class MaintenanceView(View):
             self.context.status.fail(
                 self.tr("Could not record the decision: {error}").format(error=exc)
             )
-            self._schedule_reload()  # show what the store really holds
+            self.schedule_reload()  # show what the store really holds
 
     def apply_accepted(self) -> Any:
         counts = self.changeset.counts_by_decision()

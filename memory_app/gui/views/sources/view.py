@@ -44,15 +44,12 @@ class SourcesView(View):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self.title = self.tr("Sources")
-        self._activated = False
         self._target: tuple[int, tuple[int, int] | None] | None = None
-        self._reload_wanted = False
-        self._reload_running = False
         self._resetting = False
 
         self._build()
-        context.events.sources_changed.connect(self._schedule_reload)
-        context.events.memories_changed.connect(self._schedule_reload)
+        context.events.sources_changed.connect(self.schedule_reload)
+        context.events.memories_changed.connect(self.schedule_reload)
         context.events.import_requested.connect(self.action_row.handle_request)
 
     # -- building -------------------------------------------------------------------------
@@ -132,7 +129,7 @@ class SourcesView(View):
     # -- loading ----------------------------------------------------------------------------
 
     def activate(self, argument: Any = None) -> None:
-        self._activated = True
+        self.loaded = True
         if argument == "import":
             # After the view is shown: the folder picker is modal.
             QTimer.singleShot(0, self, self.import_folder)
@@ -199,23 +196,6 @@ class SourcesView(View):
             self._resetting = False
         self.action_row.show_retry(self.selected_resource())  # its status may have changed
         self.conversations.update_count()
-
-    def _schedule_reload(self) -> None:
-        """Coalesce change notifications into one reload at a time."""
-        if not self._activated:
-            return
-        self._reload_wanted = True
-        if not self._reload_running:
-            self._reload_running = True
-            self.context.spawn(self._reload_while_wanted())
-
-    async def _reload_while_wanted(self) -> None:
-        try:
-            while self._reload_wanted:
-                self._reload_wanted = False
-                await self.reload()
-        finally:
-            self._reload_running = False
 
     # -- selection and the reader -----------------------------------------------------------
 
@@ -294,9 +274,9 @@ class SourcesView(View):
 
     def _import_finished(self) -> None:
         """A job ended with a report: a view never shown loads its list now."""
-        if not self._activated:
-            self._activated = True
-            self._schedule_reload()
+        if not self.loaded:
+            self.loaded = True
+            self.schedule_reload()
 
     # -- events -----------------------------------------------------------------------------
 
