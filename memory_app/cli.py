@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memory_app import (
     __version__,
     cli_backup,
+    cli_chunks,
     cli_completion,
     cli_desktop,
     cli_episodes,
@@ -197,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_maintenance.add_parsers(sub, common)
     cli_links.add_parsers(sub, common)
     cli_episodes.add_parsers(sub, common)
+    cli_chunks.add_parsers(sub, common)
     cli_serve.add_parsers(sub, common)
     cli_predict.add_parsers(sub, common)
     cli_mirror.add_parsers(sub, common)  # after cli_retrieval: adds `export files`
@@ -960,6 +962,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     **cli_maintenance.HANDLERS,
     **cli_links.HANDLERS,
     **cli_episodes.HANDLERS,
+    **cli_chunks.HANDLERS,
     **cli_serve.HANDLERS,
     **cli_predict.HANDLERS,
     **cli_mirror.HANDLERS,  # `export` again, with `export files` beside claude-md

@@ -66,11 +66,13 @@ EXAMPLES: dict[str, str] = {
     "retrieve": """
   memory-app retrieve "write a database migration" --limit 5
   memory-app retrieve tabs --category project_conventions --since 2024-01-01 --json
+  memory-app retrieve "which database do we use" --assisted   # Claude adds search words
 """,
     "context": """
   memory-app context "fix the flaky login test" --budget 1000
   memory-app context --project ~/code/app --json
   memory-app context "add the login form" --branch feature/auth   # and the base memories
+  memory-app context "use spaces" --session 2 --budget 600  # and that conversation so far
 """,
     "predict": """
   memory-app predict --file src/api/client.ts --branch feature/retry   # before any prompt
@@ -103,6 +105,10 @@ EXAMPLES: dict[str, str] = {
   memory-app episodes list                  # newest first: goal, outcome, duration
   memory-app episodes show 1                # milestones and problems, with their turns
   memory-app episodes list --outcome abandoned --json
+""",
+    "chunks": """
+  memory-app chunks 2           # conversation #2 (or a Claude Code session id) in chunks
+  memory-app chunks 2 --json    # with each chunk's turns, topics and token counts
 """,
     "links": """
   memory-app links add 1 2 --kind depends-on   # #1 needs #2: context brings #2 along

@@ -92,6 +92,7 @@ def export_files(service: MemoryService, folder: Path, *, prune: bool = False) -
         "conflicts": content.conflicts,
         "categories": content.categories,
         "resources": content.resources,
+        "links": content.links,
         "held_left_out": content.held,
         "conflicts_left_out": content.conflicts_left_out,
         "history_withheld": content.history_withheld,
@@ -105,6 +106,7 @@ def export_files(service: MemoryService, folder: Path, *, prune: bool = False) -
             _count(content.memories, "memory", "memories"),
             _count(content.conflicts, "conflict"),
             _count(content.categories, "category", "categories"),
+            _count(content.links, "link") + " made by hand",
             _count(content.resources, "conversation") + " by reference",
         )
     )
@@ -158,6 +160,10 @@ def import_files(service: MemoryService, folder: Path) -> Output:
         "events_added": m.events_added,
         "ignored_fields": done.ignored_fields,
         "verdicts_left_out": done.verdicts_left_out,
+        "links_added": m.links_added,
+        "links_left_out": done.links_left_out,
+        "links_discovered": done.links_discovered,
+        "episodes_built": done.episodes_built,
         "errors": [],
     }
     lines = [
@@ -167,6 +173,8 @@ def import_files(service: MemoryService, folder: Path) -> Output:
         f"Conflicts: {len(m.conflicts_added)} added, {len(m.conflicts_updated)} resolved "
         "as in the mirror.",
         f"Conversations recorded by reference: {m.resources_added}.",
+        f"Links: {m.links_added} made by hand added; {done.links_discovered} found by "
+        f"discovery. Episodes built: {done.episodes_built}.",
     ]
     if m.categories_added:
         lines.append(f"Categories added: {', '.join(m.categories_added)}.")
@@ -184,6 +192,11 @@ def import_files(service: MemoryService, folder: Path) -> Output:
         lines.append(
             f"Verdicts left out: {done.verdicts_left_out} (about an id two memories of the "
             "mirror share; those pairs are judged again when it matters)."
+        )
+    if done.links_left_out:
+        lines.append(
+            f"Links left out: {done.links_left_out} (with an id two memories of the mirror "
+            "share: link them again by hand)."
         )
     if done.ignored_fields:
         fields = ", ".join(f"{k} ({n})" for k, n in sorted(done.ignored_fields.items()))

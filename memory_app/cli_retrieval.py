@@ -17,6 +17,8 @@ from memory_app.domain.records import ITEM_STATUSES
 from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery, RetrievedMemory
 
 if TYPE_CHECKING:  # the parser is built without the database layer (cli.py)
+    from memory_app.retrieval.assisted import Assistance
+    from memory_app.retrieval.context import ContextRequest
     from memory_app.service import MemoryService
 
 Output = tuple[Any, str]
@@ -40,13 +42,21 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--status", action="append", choices=ITEM_STATUSES, help="repeatable")
     p.add_argument("--at", type=_date, help="time travel: what was valid at that moment")
     p.add_argument("--min-score", type=float, default=0.0)
+    _assisted_option(p)
 
     p = add("context", "what would be injected for a task: tiered, within a token budget")
     p.add_argument("query", nargs="?", default="", help="the task (empty: general context)")
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="tokens (about 4 chars)")
     p.add_argument("--project", help="that project's memories and global ones")
     p.add_argument("--exclude", type=int, action="append", default=[], help="memory id")
+    p.add_argument(
+        "--session",
+        metavar="ID",
+        help="also this conversation so far (a Claude Code session id, or a conversation's "
+        "number): its chunk summaries fill what the memories leave of the budget",
+    )
     _branch_options(p)
+    _assisted_option(p)
 
     p = add("export", "write memory where the assistant reads it")
     inner = p.add_subparsers(dest="export_target", metavar="TARGET", required=True)
@@ -87,6 +97,16 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --branches: also install a git post-checkout hook that runs this "
         "export on every branch checkout",
+    )
+
+
+def _assisted_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--assisted",
+        action="store_true",
+        help="let Claude add search words and pick categories (needs ANTHROPIC_API_KEY; "
+        "costs a few hundred tokens; without a key or on any error: the offline ranking, "
+        "and says why)",
     )
 
 
@@ -132,6 +152,8 @@ def retrieve(service: MemoryService, args: argparse.Namespace) -> Output:
     query = RetrievalQuery(
         text=args.query, filters=filters, limit=args.limit, min_score=args.min_score
     )
+    if args.assisted:
+        return _retrieve_assisted(service, query)
     results = service.retrieve(query, record_access=True)
     payload = [_result_json(r) for r in results]
     if not results:
@@ -152,9 +174,73 @@ def context(service: MemoryService, args: argparse.Namespace) -> Output:
         budget=args.budget,
         exclude=frozenset(args.exclude),
         branch=_scope(args),
+        conversation=args.session,
     )
+    if args.assisted:
+        return _context_assisted(service, request)
     plan = service.build_context(request, record_access=True)
     return plan_json(plan), plan.render()
+
+
+def _retrieve_assisted(service: MemoryService, query: RetrievalQuery) -> Output:
+    """`retrieve --assisted`: the results as a list under "results", with "assisted"."""
+    from memory_app.retrieval import assisted
+
+    assistant = assisted.assistant_from_env()
+    try:
+        found = assisted.retrieve(service, query, assistant, record_access=True)
+    finally:
+        assistant.close()
+    help_ = found.assistance
+    payload = {"results": [_result_json(r) for r in found.results], "assisted": help_.to_json()}
+    lines = [s.render() for s in help_.summaries]
+    for r in found.results:
+        mark = "  (found by Claude's queries)" if r.record.id in help_.added else ""
+        lines.append(
+            f"#{r.record.id:<6} {r.score:.3f}  [{r.record.category}] {r.record.content}{mark}"
+        )
+        lines.append(f"        {r.breakdown.describe()}")
+    if not found.results:
+        lines.append("No memory matches.")
+    lines.append(_assisted_line(help_))
+    return payload, "\n".join(lines)
+
+
+def _context_assisted(service: MemoryService, request: ContextRequest) -> Output:
+    """`context --assisted`: the plan's JSON with the summaries that lead it and "assisted"."""
+    from memory_app.retrieval import assisted
+
+    assistant = assisted.assistant_from_env()
+    try:
+        built = assisted.context(service, request, assistant, record_access=True)
+    finally:
+        assistant.close()
+    payload = plan_json(built.plan)
+    payload.update(
+        used_tokens=built.used,
+        remaining_tokens=built.plan.budget - built.used,
+        context=built.render(),
+        assisted=built.assistance.to_json(),
+    )
+    return payload, built.render() + "\n" + _assisted_line(built.assistance)
+
+
+def _assisted_line(help_: Assistance) -> str:
+    if help_.note:
+        return help_.note
+    said = (
+        "sufficient"
+        if help_.sufficient
+        else "not sufficient"
+        if help_.sufficient is False
+        else "not checked"
+    )
+    return (
+        f"Assisted: queries {'; '.join(help_.queries) or 'none'}; categories "
+        f"{', '.join(help_.categories) or 'any'}; summaries {said}; "
+        f"{help_.usage.input_tokens if help_.usage else 0} + "
+        f"{help_.usage.output_tokens if help_.usage else 0} tokens."
+    )
 
 
 def _base(args: argparse.Namespace) -> tuple[str, ...]:

@@ -55,3 +55,15 @@ def resolve_settings(
     folder = Path(data_dir or env.get("MEMORY_APP_DATA_DIR") or default_data_dir()).expanduser()
     url = db_url or env.get("MEMORY_APP_DB_URL") or f"sqlite:///{folder / DB_FILE}"
     return Settings(data_dir=folder, db_url=url)
+
+
+# LLM-assisted retrieval (seed 000 §3.3, retrieval/assisted.py) for the MCP server and the
+# local API: off unless set to 1/true/yes/on, and then used only when an Anthropic key is
+# configured. The hooks never read it: their fast path stays offline and stdlib-only.
+ASSISTED_RETRIEVAL_ENV = "MEMORY_APP_ASSISTED_RETRIEVAL"
+_TRUE = ("1", "true", "yes", "on")
+
+
+def assisted_retrieval_enabled(env: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if env is None else env
+    return env.get(ASSISTED_RETRIEVAL_ENV, "").strip().lower() in _TRUE

@@ -21,6 +21,8 @@ from memory_app import __version__
 from memory_app.domain.records import MemoryRecord
 from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
 from memory_app.domain.validation import ValidationError
+from memory_app.retrieval import assisted
+from memory_app.retrieval.assisted import RetrievalAssistant
 from memory_app.retrieval.context import ContextRequest
 from memory_app.service import MemoryService
 from memory_app.store.errors import StoreError
@@ -58,9 +60,11 @@ def _brief(r: MemoryRecord) -> dict[str, Any]:
     return data
 
 
-def build_server(service: MemoryService) -> MCPServer:
+def build_server(service: MemoryService, assistant: RetrievalAssistant | None = None) -> MCPServer:
     """An MCP server whose tools call `service`. Tool functions run in worker threads,
-    so one lock keeps the service's caches and write transactions one at a time."""
+    so one lock keeps the service's caches and write transactions one at a time.
+    `assistant`: `retrieve` and `context` ask Claude too (retrieval/assisted.py) and
+    their answers carry an "assisted" report."""
     server: MCPServer = MCPServer(
         name="memory-curator", instructions=INSTRUCTIONS, version=__version__
     )
@@ -97,13 +101,18 @@ def build_server(service: MemoryService) -> MCPServer:
             query = RetrievalQuery(
                 text=task, filters=RetrievalFilters(project=project), limit=limit
             )
-            results = service.retrieve(query, record_access=True)
+            if assistant is not None:
+                found = assisted.retrieve(service, query, assistant, record_access=True)
+                results, report["assisted"] = found.results, found.assistance.to_json()
+            else:
+                results = service.retrieve(query, record_access=True)
             return [
                 {**_brief(r.record), "score": round(r.score, 4), "why": r.breakdown.describe()}
                 for r in results
             ]
 
-        return {"results": call(lambda: flushed(work))}
+        report: dict[str, Any] = {}
+        return {"results": call(lambda: flushed(work)), **report}
 
     @server.tool()
     def context(
@@ -114,6 +123,15 @@ def build_server(service: MemoryService) -> MCPServer:
 
         def work() -> dict[str, Any]:
             request = ContextRequest(task=task, project=project, budget=budget)
+            if assistant is not None:
+                built = assisted.context(service, request, assistant, record_access=True)
+                return {
+                    "context": built.render(),
+                    "used_tokens": built.used,
+                    "budget": budget,
+                    "item_ids": built.plan.item_ids,
+                    "assisted": built.assistance.to_json(),
+                }
             plan = service.build_context(request, record_access=True)
             return {
                 "context": plan.render(),
@@ -172,6 +190,11 @@ def serve(service: MemoryService) -> None:
     """Serve until the client closes stdin. Only the protocol goes to stdout: the
     stdio transport points fd 1 at stderr while it runs, and logs go to the log file
     and stderr."""
-    log.info("MCP server started")
-    build_server(service).run("stdio")
+    assistant = assisted.configured_assistant()  # MEMORY_APP_ASSISTED_RETRIEVAL
+    log.info("MCP server started%s", " (assisted retrieval on)" if assistant else "")
+    try:
+        build_server(service, assistant).run("stdio")
+    finally:
+        if assistant is not None:
+            assistant.close()
     log.info("MCP server stopped")

@@ -68,9 +68,31 @@ def system_tool(name: str) -> str:
     pytest.skip(message)
 
 
+def make_version_8(db: Path) -> None:
+    """Turn a current store into one made by schema version 8: without episode runs
+    (version 9), so opening it migrates (and backs it up first)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP INDEX ix_episode_run_id")
+        for column in ("run_id", "run_reason", "run_from_turn", "enrichment"):
+            conn.execute(f"ALTER TABLE episode DROP COLUMN {column}")
+        conn.execute("PRAGMA user_version = 8")
+    conn.close()
+
+
+def make_version_7(db: Path) -> None:
+    """Turn a current store into one made by schema version 7: without conversation
+    chunks (version 8), so opening it migrates (and backs it up first)."""
+    make_version_8(db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE conversation_chunk")
+        conn.execute("PRAGMA user_version = 7")
+    conn.close()
+
+
 def make_version_6(db: Path) -> None:
     """Turn a current store into one made by schema version 6: without links between
     memories (version 7), so opening it migrates (and backs it up first)."""
+    make_version_7(db)
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE memory_link")
         conn.execute("PRAGMA user_version = 6")

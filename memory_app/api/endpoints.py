@@ -122,7 +122,7 @@ def _scope(branch: str | None, base: list[str] | None) -> BranchScope | None:
 
 
 def assemble(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
-    """`memory-app context TASK --budget N --project P --branch B --json`."""
+    """`memory-app context TASK --budget N --project P --branch B --session S --json`."""
     from memory_app.cli_retrieval import plan_json
     from memory_app.retrieval.context import ContextRequest
 
@@ -132,6 +132,7 @@ def assemble(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
         budget=args["budget"],
         exclude=frozenset(args["exclude"] or ()),
         branch=_scope(args["branch"], args["base_branches"]),
+        conversation=args["conversation"],
     )
     plan = service.build_context(request, record_access=True)
     _flush(service)

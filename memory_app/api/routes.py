@@ -132,8 +132,17 @@ ROUTES: tuple[Route, ...] = (
                     "default": None,
                     "description": "memory ids to leave out",
                 },
+                "conversation": {
+                    "type": ["string", "null"],
+                    "default": None,
+                    "maxLength": 200,
+                    "description": "a Claude Code session id (or a unique prefix of 6+ "
+                    "characters) or a conversation's number: its chunk summaries fill what "
+                    "the memories leave of the budget",
+                },
             },
         },
+        errors=(404,),
     ),
     Route(
         "POST",

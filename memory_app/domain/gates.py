@@ -79,6 +79,33 @@ def prompt_skip_reason(prompt: str) -> str | None:
     return None
 
 
+def _capped(turn: Turn, max_turn_chars: int) -> Turn:
+    if len(turn.text) <= max_turn_chars:
+        return turn
+    return replace(turn, text=turn.text[:max_turn_chars] + " [...truncated]")
+
+
+def split_for_extraction(
+    transcript: Transcript,
+    max_turn_chars: int = MAX_TURN_CHARS,
+    max_total_chars: int = MAX_TOTAL_CHARS,
+) -> tuple[Transcript, tuple[Turn, ...]]:
+    """Cap each turn; returns the leading turns that fit `max_total_chars` together and
+    the (capped) turns after them, which the caller represents otherwise
+    (memory_app/chunks/extraction.py: as chunk summaries) instead of dropping."""
+    kept: list[Turn] = []
+    total = 0
+    turns = transcript.turns
+    for index, turn in enumerate(turns):
+        capped = _capped(turn, max_turn_chars)
+        if total + len(capped.text) > max_total_chars:
+            rest = tuple(_capped(t, max_turn_chars) for t in turns[index:])
+            return replace(transcript, turns=tuple(kept)), rest
+        total += len(capped.text)
+        kept.append(capped)
+    return replace(transcript, turns=tuple(kept)), ()
+
+
 def truncate_for_extraction(
     transcript: Transcript,
     max_turn_chars: int = MAX_TURN_CHARS,
@@ -86,22 +113,13 @@ def truncate_for_extraction(
 ) -> tuple[Transcript, int]:
     """Cap each turn and the whole transcript; returns the cut transcript and how many
     turns were dropped at the end (noted in a final system turn, as seed 001 does)."""
-    kept: list[Turn] = []
-    total = 0
-    turns = transcript.turns
-    for index, turn in enumerate(turns):
-        text = turn.text
-        if len(text) > max_turn_chars:
-            text = text[:max_turn_chars] + " [...truncated]"
-        if total + len(text) > max_total_chars:
-            dropped = len(turns) - index
-            note = Turn(
-                position=turn.position,
-                speaker="system",
-                kind="command",
-                text=f"[...{dropped} remaining turns truncated for length]",
-            )
-            return replace(transcript, turns=(*kept, note)), dropped
-        total += len(text)
-        kept.append(turn if text is turn.text else replace(turn, text=text))
-    return replace(transcript, turns=tuple(kept)), 0
+    head, rest = split_for_extraction(transcript, max_turn_chars, max_total_chars)
+    if not rest:
+        return head, 0
+    note = Turn(
+        position=rest[0].position,
+        speaker="system",
+        kind="command",
+        text=f"[...{len(rest)} remaining turns truncated for length]",
+    )
+    return replace(head, turns=(*head.turns, note)), len(rest)

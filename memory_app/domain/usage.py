@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-USAGE_KINDS = ("extract", "evolve", "compress")
+USAGE_KINDS = ("extract", "evolve", "compress", "retrieve", "episode")
 
 # USD per million tokens (input, output), matched by model-id prefix, longest first.
 # Source: the models overview and pricing pages of platform.claude.com (checked when this

@@ -132,3 +132,40 @@ def format_duration(seconds: int | None) -> str:
     if minutes:
         return f"{minutes}m {secs:02d}s"
     return f"{secs}s"
+
+
+@dataclass(frozen=True)
+class Enrichment:
+    """Claude's reading of an episode (episodes/enrich.py), kept beside the offline facts
+    and shown as Claude's: it never replaces what the turns show."""
+
+    title: str
+    narrative: str  # one paragraph: the arc from goal through obstacles to the end
+    lessons: tuple[str, ...]
+    outcome: str  # OUTCOMES, Claude's verdict
+    outcome_reason: str
+    model: str
+    enriched_at: str  # ISO 8601
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "narrative": self.narrative,
+            "lessons": list(self.lessons),
+            "outcome": self.outcome,
+            "outcome_reason": self.outcome_reason,
+            "model": self.model,
+            "enriched_at": self.enriched_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Enrichment:
+        return cls(
+            str(data.get("title", "")),
+            str(data.get("narrative", "")),
+            tuple(str(x) for x in data.get("lessons", ())),
+            str(data.get("outcome", "unknown")),
+            str(data.get("outcome_reason", "")),
+            str(data.get("model", "")),
+            str(data.get("enriched_at", "")),
+        )

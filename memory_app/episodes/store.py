@@ -13,18 +13,26 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select
+from sqlalchemy import Connection, delete, func, insert, or_, select, update
 from sqlmodel import Session
 
 from memory_app.domain.rendering import turn_text
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.episodes.builder import build_episode
 from memory_app.episodes.model import (
+    Enrichment,
     Episode,
     FileTouch,
     Milestone,
     Problem,
     format_duration,
+)
+from memory_app.episodes.runs import (
+    CONTINUED_OPENING,
+    LONGEST_SESSION,
+    MAX_GAP,
+    SessionFacts,
+    find_runs,
 )
 from memory_app.store.errors import NotFoundError
 from memory_app.store.tables import (
@@ -44,6 +52,7 @@ TURN = table_of(TurnRow)
 ITEM = table_of(MemoryItemRow)
 # Memories shown with an episode: the ones in use or kept for the record, not deleted.
 SHOWN_STATUSES = ("active", "archived", "superseded")
+OPENING_TURNS = 3  # the first turns looked at for Claude Code's continuation summary
 
 
 def episode_values(resource_id: int, episode: Episode) -> dict[str, Any]:
@@ -69,16 +78,22 @@ def episode_values(resource_id: int, episode: Episode) -> dict[str, Any]:
 
 
 def save_episode(conn: Connection, resource_id: int, transcript: Transcript) -> bool:
-    """Build the conversation's episode and store it in place of any earlier one; a
-    sub-agent's conversation has none of its own (its work is a milestone of its
-    parent's). True when an episode was stored."""
-    conn.execute(delete(EPISODE).where(EPISODE.c.resource_id == resource_id))
-    if transcript.is_sidechain:
-        return False
-    episode = build_episode(transcript)
+    """Build the conversation's episode and store it in place of any earlier one (the
+    same row, so its id, its run and Claude's reading stay); a sub-agent's conversation
+    has none of its own (its work is a milestone of its parent's). True when an episode
+    was stored."""
+    episode = None if transcript.is_sidechain else build_episode(transcript)
     if episode is None:
+        conn.execute(delete(EPISODE).where(EPISODE.c.resource_id == resource_id))
         return False
-    conn.execute(insert(EPISODE).values(**episode_values(resource_id, episode)))
+    values = episode_values(resource_id, episode)
+    known = conn.execute(
+        select(EPISODE.c.id).where(EPISODE.c.resource_id == resource_id)
+    ).scalar_one_or_none()
+    if known is None:
+        conn.execute(insert(EPISODE).values(**values))
+    else:
+        conn.execute(update(EPISODE).where(EPISODE.c.id == known).values(**values))
     return True
 
 
@@ -89,9 +104,17 @@ def record_episode(session: Session, resource_id: int | None, transcript: Transc
         return
     try:
         with session.begin_nested():
-            save_episode(session.connection(), resource_id, transcript)
+            conn = session.connection()
+            if save_episode(conn, resource_id, transcript):
+                since = transcript.started_at or _turns_start(transcript)
+                rebuild_runs(conn, project=transcript.project, since=since)
     except Exception:  # any bug in the builder must not lose an import
         log.exception("Could not build the episode of conversation #%s", resource_id)
+
+
+def _turns_start(transcript: Transcript) -> datetime | None:
+    stamps = [t.timestamp for t in transcript.turns if t.timestamp is not None]
+    return min(stamps) if stamps else None
 
 
 def stored_transcript(conn: Connection, resource_id: int) -> Transcript | None:
@@ -163,12 +186,150 @@ def build_episodes(conn: Connection, *, missing_only: bool = True) -> int:
     return built
 
 
+# --- runs of sessions -----------------------------------------------------------------
+
+
+def _opening_texts(conn: Connection, resource_ids: list[int]) -> dict[int, str]:
+    """The start of each conversation's first turns, lower-cased: enough to see Claude
+    Code's continuation summary without reading whole conversations."""
+    if not resource_ids:
+        return {}
+    opening = func.lower(
+        func.substr(RESOURCE.c.text, TURN.c.start + 1, len(CONTINUED_OPENING) + 20)
+    )
+    rows = conn.execute(
+        select(TURN.c.resource_id, opening)
+        .join(RESOURCE, RESOURCE.c.id == TURN.c.resource_id)
+        .where(TURN.c.resource_id.in_(resource_ids), TURN.c.position < OPENING_TURNS)
+        .order_by(TURN.c.resource_id, TURN.c.position)
+    ).all()
+    found: dict[int, str] = {}
+    for resource_id, text in rows:
+        found[resource_id] = found.get(resource_id, "") + "\n" + (text or "")
+    return found
+
+
+def _session_facts(conn: Connection, project: str | None, since: datetime | None) -> Any:
+    query = select(
+        EPISODE.c.id,
+        EPISODE.c.resource_id,
+        EPISODE.c.goal,
+        EPISODE.c.files,
+        EPISODE.c.started_at,
+        EPISODE.c.ended_at,
+        EPISODE.c.run_id,
+        RESOURCE.c.project,
+        RESOURCE.c.branch,
+        RESOURCE.c.session_id,
+    ).join(RESOURCE, RESOURCE.c.id == EPISODE.c.resource_id)
+    if project is not None:
+        query = query.where(RESOURCE.c.project == project)
+    if since is not None:
+        query = query.where(EPISODE.c.started_at >= since - LONGEST_SESSION - MAX_GAP)
+    rows = conn.execute(query.where(RESOURCE.c.project.is_not(None))).all()
+    openings = _opening_texts(conn, [r.resource_id for r in rows])
+    facts = []
+    for row in rows:
+        changed = frozenset(
+            str(f.get("path"))
+            for f in row.files or ()
+            if {"edited", "written"} & set(f.get("actions", ()))
+        )
+        facts.append(
+            (
+                row,
+                SessionFacts(
+                    episode_id=row.id,
+                    project=row.project,
+                    branch=row.branch,
+                    session_id=row.session_id,
+                    started_at=row.started_at,
+                    ended_at=row.ended_at,
+                    goal=row.goal,
+                    opens_continued=CONTINUED_OPENING in openings.get(row.resource_id, ""),
+                    changed_files=changed,
+                ),
+            )
+        )
+    return facts
+
+
+def _own_first_turn(conn: Connection, resource_id: int, after: datetime | None) -> int | None:
+    """The first turn of a resumed conversation that is its own: the turns before it were
+    copied in from the session it resumes (their timestamps are that session's)."""
+    if after is None:
+        return None
+    first = conn.execute(
+        select(func.min(TURN.c.position)).where(
+            TURN.c.resource_id == resource_id, TURN.c.timestamp > after
+        )
+    ).scalar_one_or_none()
+    return int(first) if first not in (None, 0) else None
+
+
+def rebuild_runs(
+    conn: Connection, *, project: str | None = None, since: datetime | None = None
+) -> int:
+    """Join the stored episodes into runs of sessions (episodes/runs.py), for one project
+    or all, from `since` on (an import reads a few days around its conversation; the
+    episodes before keep their stored run). Returns how many episodes continue a run."""
+    by_project: dict[str, list[tuple[Any, SessionFacts]]] = {}
+    for row, facts in _session_facts(conn, project, since):
+        by_project.setdefault(row.project, []).append((row, facts))
+    joined_count = 0
+    for members in by_project.values():
+        rows = {facts.episode_id: row for row, facts in members}
+        ends = {facts.episode_id: facts.ended_at for _, facts in members}
+        joined = find_runs([facts for _, facts in members])
+        fixed = {  # before `since`: their stored run is the context, not recomputed
+            i: (r.run_id or i)
+            for i, r in rows.items()
+            if since is not None and (r.started_at is None or r.started_at < since)
+        }
+        for episode_id, row in rows.items():
+            if episode_id in fixed:
+                continue
+            found = joined.get(episode_id)
+            if found is None:
+                values: dict[str, Any] = {"run_id": None, "run_reason": None}
+                values["run_from_turn"] = None
+            else:
+                head, previous, reason = found
+                values = {
+                    "run_id": fixed.get(head, head),
+                    "run_reason": reason,
+                    "run_from_turn": _own_first_turn(conn, row.resource_id, ends[previous]),
+                }
+                joined_count += 1
+            conn.execute(update(EPISODE).where(EPISODE.c.id == episode_id).values(**values))
+    _mark_heads(conn)
+    return joined_count
+
+
+def _mark_heads(conn: Connection) -> None:
+    """A run's first episode carries the run's id too; an episode no other continues
+    stands alone (run_id None), so `run_id = id` always means "the first of a run"."""
+    members = select(EPISODE.c.run_id).where(
+        EPISODE.c.run_id.is_not(None), EPISODE.c.run_id != EPISODE.c.id
+    )
+    conn.execute(
+        update(EPISODE)
+        .where(EPISODE.c.id.in_(members))
+        .values(run_id=EPISODE.c.id, run_reason=None, run_from_turn=None)
+    )
+    conn.execute(
+        update(EPISODE)
+        .where(EPISODE.c.run_id == EPISODE.c.id, EPISODE.c.id.not_in(members))
+        .values(run_id=None)
+    )
+
+
 # --- reading -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class EpisodeRecord:
-    """An episode as the CLI and the app show it."""
+    """An episode (one conversation) as the CLI and the app show it."""
 
     id: int
     resource_id: int
@@ -189,6 +350,10 @@ class EpisodeRecord:
     problems: tuple[Problem, ...]
     files: tuple[FileTouch, ...]
     memory_count: int
+    run_id: int | None = None
+    run_reason: str | None = None  # why it carries on the session before it
+    run_from_turn: int | None = None  # its own turns start here (a resume copies earlier)
+    enrichment: Enrichment | None = None
 
     @property
     def duration(self) -> str:
@@ -197,6 +362,17 @@ class EpisodeRecord:
     @property
     def problems_fixed(self) -> int:
         return sum(1 for p in self.problems if p.fixed)
+
+    @property
+    def own_milestones(self) -> tuple[Milestone, ...]:
+        """The milestones of its own turns (not those a resume copied in)."""
+        first = self.run_from_turn or 0
+        return tuple(m for m in self.milestones if m.turn >= first)
+
+    @property
+    def own_problems(self) -> tuple[Problem, ...]:
+        first = self.run_from_turn or 0
+        return tuple(p for p in self.problems if p.turn >= first)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -219,7 +395,188 @@ class EpisodeRecord:
             "problems": [p.to_json() for p in self.problems],
             "files": [f.to_json() for f in self.files],
             "memory_count": self.memory_count,
+            "run_reason": self.run_reason,
+            "own_from_turn": self.run_from_turn,
+            "claude": self.enrichment.to_json() if self.enrichment else None,
         }
+
+
+@dataclass(frozen=True)
+class EpisodeRun:
+    """One or more sessions on one task told as one episode: the first session's goal,
+    the last one's outcome, the milestones and problems of each in order, the files of
+    all, from the first start to the last end. A lone session is a run of one."""
+
+    sessions: tuple[EpisodeRecord, ...]
+
+    @property
+    def first(self) -> EpisodeRecord:
+        return self.sessions[0]
+
+    @property
+    def last(self) -> EpisodeRecord:
+        return self.sessions[-1]
+
+    @property
+    def id(self) -> int:
+        return self.first.id
+
+    @property
+    def resource_id(self) -> int:
+        return self.first.resource_id
+
+    @property
+    def title(self) -> str:
+        return self.first.title
+
+    @property
+    def goal(self) -> str:
+        return self.first.goal
+
+    @property
+    def goal_turn(self) -> int | None:
+        return self.first.goal_turn
+
+    @property
+    def outcome(self) -> str:
+        return self.last.outcome
+
+    @property
+    def outcome_reason(self) -> str:
+        return self.last.outcome_reason
+
+    @property
+    def outcome_turn(self) -> int | None:
+        return self.last.outcome_turn
+
+    @property
+    def project(self) -> str | None:
+        return self.first.project
+
+    @property
+    def branch(self) -> str | None:
+        return self.first.branch
+
+    @property
+    def enrichment(self) -> Enrichment | None:
+        """Claude's reading of the whole run, kept on its first episode."""
+        return self.first.enrichment
+
+    @property
+    def started_at(self) -> datetime | None:
+        return self.first.started_at
+
+    @property
+    def ended_at(self) -> datetime | None:
+        ends = [s.ended_at for s in self.sessions if s.ended_at is not None]
+        return max(ends) if ends else None
+
+    @property
+    def duration_seconds(self) -> int | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return max(0, int((self.ended_at - self.started_at).total_seconds()))
+
+    @property
+    def active_seconds(self) -> int | None:
+        """Time inside the sessions, the gaps between them left out (and a resumed
+        session's copied start counted once)."""
+        spans = sorted(
+            (s.started_at, s.ended_at)
+            for s in self.sessions
+            if s.started_at is not None and s.ended_at is not None
+        )
+        if not spans:
+            return None
+        total = 0.0
+        current_start, current_end = spans[0]
+        for begin, end in spans[1:]:
+            if begin > current_end:
+                total += (current_end - current_start).total_seconds()
+                current_start, current_end = begin, end
+            else:
+                current_end = max(current_end, end)
+        total += (current_end - current_start).total_seconds()
+        return int(total)
+
+    @property
+    def duration(self) -> str:
+        return format_duration(self.duration_seconds)
+
+    @property
+    def turn_count(self) -> int:
+        return sum(s.turn_count - (s.run_from_turn or 0) for s in self.sessions)
+
+    @property
+    def milestones(self) -> tuple[Milestone, ...]:
+        """Every session's own milestones, in order (each turn is its session's); a later
+        session's own goal is a new request of the run."""
+        return tuple(m for s in self.sessions for m in self.session_milestones(s))
+
+    def session_milestones(self, session: EpisodeRecord) -> tuple[Milestone, ...]:
+        own = session.own_milestones
+        turn = session.goal_turn
+        if session is self.first or turn is None or turn < (session.run_from_turn or 0):
+            return own
+        if session.goal == self.goal:
+            return own
+        request = Milestone(turn, "request", f"New request: {session.goal}")
+        return (request, *own)
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        return tuple(p for s in self.sessions for p in s.own_problems)
+
+    @property
+    def problems_fixed(self) -> int:
+        return sum(1 for p in self.problems if p.fixed)
+
+    @property
+    def files(self) -> tuple[FileTouch, ...]:
+        """The files of all sessions, each once with every action on it (first turn: of
+        the session that touched it first)."""
+        merged: dict[str, FileTouch] = {}
+        for session in self.sessions:
+            for touch in session.files:
+                known = merged.get(touch.path)
+                if known is None:
+                    merged[touch.path] = touch
+                    continue
+                actions = tuple(
+                    a
+                    for a in ("read", "edited", "written")
+                    if a in known.actions or a in touch.actions
+                )
+                merged[touch.path] = FileTouch(touch.path, actions, known.first_turn)
+        return tuple(merged.values())
+
+    @property
+    def memory_count(self) -> int:
+        return sum(s.memory_count for s in self.sessions)
+
+    def to_json(self) -> dict[str, Any]:
+        """The run as one episode (the first session's id), with each session's part."""
+        payload = self.first.to_json()
+        payload.update(
+            {
+                "outcome": self.outcome,
+                "outcome_reason": self.outcome_reason,
+                "outcome_turn": self.outcome_turn,
+                "outcome_conversation": self.last.resource_id,
+                "ended_at": self.ended_at.isoformat() if self.ended_at else None,
+                "duration_seconds": self.duration_seconds,
+                "active_seconds": self.active_seconds,
+                "turn_count": self.turn_count,
+                "milestones": [m.to_json() for m in self.milestones],
+                "problems": [p.to_json() for p in self.problems],
+                "files": [f.to_json() for f in self.files],
+                "memory_count": self.memory_count,
+                "session_count": len(self.sessions),
+                "sessions": [s.to_json() for s in self.sessions],
+            }
+        )
+        del payload["run_reason"], payload["own_from_turn"]
+        return payload
 
 
 @dataclass(frozen=True)
@@ -287,7 +644,30 @@ def _record(row: Any) -> EpisodeRecord:
         problems=tuple(Problem.from_json(p) for p in row.problems or ()),
         files=tuple(FileTouch.from_json(f) for f in row.files or ()),
         memory_count=int(row.memory_count),
+        run_id=row.run_id,
+        run_reason=row.run_reason,
+        run_from_turn=row.run_from_turn,
+        enrichment=Enrichment.from_json(row.enrichment) if row.enrichment else None,
     )
+
+
+def _runs(conn: Connection, heads: list[EpisodeRecord]) -> list[EpisodeRun]:
+    """The runs whose first episodes are `heads`, in that order."""
+    run_ids = [h.id for h in heads if h.run_id == h.id]
+    members: dict[int, list[EpisodeRecord]] = {}
+    if run_ids:
+        query = _select(conn).where(EPISODE.c.run_id.in_(run_ids), EPISODE.c.run_id != EPISODE.c.id)
+        for row in conn.execute(query).all():
+            members.setdefault(row.run_id, []).append(_record(row))
+
+    def when(record: EpisodeRecord) -> tuple[datetime | str, int]:
+        return (record.started_at or "", record.id)
+
+    return [EpisodeRun((h, *sorted(members.get(h.id, []), key=when))) for h in heads]
+
+
+def _is_head() -> Any:
+    return or_(EPISODE.c.run_id.is_(None), EPISODE.c.run_id == EPISODE.c.id)
 
 
 def list_episodes(
@@ -297,16 +677,20 @@ def list_episodes(
     offset: int = 0,
     project: str | None = None,
     outcome: str | None = None,
-) -> list[EpisodeRecord]:
-    """Newest first (by when the conversation started)."""
-    query = _select(conn)
+) -> list[EpisodeRun]:
+    """Newest first (by when the run started); a run of sessions is one entry, and its
+    outcome is its last session's."""
+    query = _select(conn).where(_is_head())
     if project is not None:
         query = query.where(RESOURCE.c.project == project)
-    if outcome is not None:
-        query = query.where(EPISODE.c.outcome == outcome)
     newest = func.coalesce(EPISODE.c.started_at, RESOURCE.c.imported_at)
-    query = query.order_by(newest.desc(), EPISODE.c.id.desc()).limit(limit).offset(offset)
-    return [_record(row) for row in conn.execute(query).all()]
+    query = query.order_by(newest.desc(), EPISODE.c.id.desc())
+    if outcome is None:
+        heads = [_record(row) for row in conn.execute(query.limit(limit).offset(offset)).all()]
+        return _runs(conn, heads)
+    # The outcome is the last session's: filtered after the runs are put together.
+    runs = _runs(conn, [_record(row) for row in conn.execute(query).all()])
+    return [r for r in runs if r.outcome == outcome][offset : offset + limit]
 
 
 def get_episode(conn: Connection, episode_id: int) -> EpisodeRecord:
@@ -314,6 +698,21 @@ def get_episode(conn: Connection, episode_id: int) -> EpisodeRecord:
     if row is None:
         raise NotFoundError("episode", episode_id)
     return _record(row)
+
+
+def get_run(conn: Connection, episode_id: int) -> EpisodeRun:
+    """The run an episode belongs to (itself alone when it is in none)."""
+    episode = get_episode(conn, episode_id)
+    head = episode if episode.run_id in (None, episode.id) else None
+    if head is None:
+        assert episode.run_id is not None
+        head = get_episode(conn, episode.run_id)
+    return _runs(conn, [head])[0]
+
+
+def run_memories(conn: Connection, run: EpisodeRun) -> list[tuple[int, EpisodeMemory]]:
+    """The memories of every session of a run: (the session's conversation, memory)."""
+    return [(s.resource_id, m) for s in run.sessions for m in episode_memories(conn, s.resource_id)]
 
 
 def episode_memories(conn: Connection, resource_id: int) -> list[EpisodeMemory]:
@@ -334,4 +733,6 @@ def episode_memories(conn: Connection, resource_id: int) -> list[EpisodeMemory]:
 
 
 def count_episodes(conn: Connection) -> int:
-    return int(conn.execute(select(func.count()).select_from(EPISODE)).scalar_one())
+    """How many episodes are listed: a run of sessions counts once."""
+    query = select(func.count()).select_from(EPISODE).where(_is_head())
+    return int(conn.execute(query).scalar_one())

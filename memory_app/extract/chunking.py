@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from memory_app.chunks.builder import SUMMARY_MARK, build_chunks, rolling_summary
 from memory_app.domain.similarity import content_key
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.extract.base import ExtractedItem
@@ -20,6 +21,11 @@ from memory_app.extract.sentences import is_injected_turn, strip_injected
 # memories are made of: a short excerpt is enough and keeps the cost down.
 TOOL_EXCERPT_CHARS = 400
 OTHER_EXCERPT_CHARS = 200
+# Of a request's characters, at most this share (and this many) carries the summary of
+# the conversation before its chunk ("Earlier in this conversation: …").
+EARLIER_SHARE = 8
+EARLIER_MAX_CHARS = 2_400
+EARLIER_HEADING = "Earlier in this conversation (a summary, for context: it was read already)"
 _LABELS = {"user": "User", "assistant": "Assistant", "agent": "Agent", "system": "System"}
 
 
@@ -53,6 +59,8 @@ def render_turn(turn: Turn) -> str | None:
         return f"[{turn.position}] {label} (tool call): {_excerpt(text, TOOL_EXCERPT_CHARS)}"
     if turn.kind == "tool_result" or turn.speaker == "tool":
         return f"[{turn.position}] Tool result: {_excerpt(text, TOOL_EXCERPT_CHARS)}"
+    if turn.kind == "summary" and text.startswith(SUMMARY_MARK):
+        return f"[{turn.position}] {text}"  # chunks that did not fit verbatim: all of it
     if turn.kind != "message":
         return f"[{turn.position}] {label} ({turn.kind}): {_excerpt(text, OTHER_EXCERPT_CHARS)}"
     return f"[{turn.position}] {label}: {text}"
@@ -78,6 +86,28 @@ def chunk_transcript(transcript: Transcript, max_chars: int) -> list[Chunk]:
     if lines:
         chunks.append(Chunk(tuple(lines), tuple(positions)))
     return chunks
+
+
+def earlier_room(chunk_chars: int) -> int:
+    """The characters of a request kept for the summary of what came before its chunk."""
+    return min(chunk_chars // EARLIER_SHARE, EARLIER_MAX_CHARS)
+
+
+def earlier_context(transcript: Transcript, before: int, max_chars: int) -> str:
+    """The rolling summary of the conversation's turns before turn `before`, headed, in
+    at most `max_chars` (empty when nothing came before, or nothing fits): sent with a
+    request chunk so that "do it the other way" in it is understood."""
+    prior = tuple(
+        t
+        for t in transcript.turns
+        if t.position < before and not (t.kind == "summary" and t.text.startswith(SUMMARY_MARK))
+    )
+    room = max_chars - len(EARLIER_HEADING) - 3
+    if not prior or room < 40:
+        return ""
+    chunks = build_chunks(replace(transcript, turns=prior))
+    text = rolling_summary(chunks, max_tokens=room // 4).text
+    return f"{EARLIER_HEADING}:\n{text}" if text else ""
 
 
 def split_chunk(chunk: Chunk) -> list[Chunk]:

@@ -9,7 +9,9 @@ pydantic models of §2.4 as the structured-output format. Answers are validated 
 the same models; an invalid one is asked again with the reason (two retries, seed 001 §8),
 then the whole conversation fails; the service keeps it "pending" and extracts it later.
 Chunks run a few at a time; their items are merged (same statement once, highest
-confidence) and those under 0.75 dropped.
+confidence) and those under 0.75 dropped. Each chunk after the first carries the rolling
+summary of the conversation before it (memory_app/chunks), within the request's
+characters, so a chunk saying "do it the other way" is read with what "it" was.
 
 Existing memories (`known`) are listed with each chunk, the ones sharing the most words
 with it first, so an answer can mark a new value of a stored rule as `updates` of that
@@ -70,6 +72,8 @@ from memory_app.extract.base import (
 from memory_app.extract.chunking import (
     Chunk,
     chunk_transcript,
+    earlier_context,
+    earlier_room,
     merge_items,
     restrict_turns,
     split_chunk,
@@ -100,6 +104,7 @@ R = TypeVar("R", bound=pydantic.BaseModel)
 MAX_SPLITS = 3  # a chunk whose answer overflows max_tokens is halved at most this often
 MAX_COMPRESS_ITEMS = 300  # the strongest older memories of a category sent to compress
 _DETAIL_CHARS = 200
+_EARLIER_BREAK = "\n\n---\n\n"  # between the summary of what came before and the chunk
 
 
 class _Truncated(Exception):
@@ -208,14 +213,20 @@ class ModelExtractor(ABC):
 
         `known`: existing memories an item may say it `updates` (strongest first)."""
         self._refuse_when_broken()
-        chunks = chunk_transcript(transcript, self.settings.chunk_chars)
+        room = earlier_room(self.settings.chunk_chars)
+        chunks = chunk_transcript(transcript, self.settings.chunk_chars - room)
         if not chunks or not categories:
             return []
+        # Each chunk after the first is sent with a summary of the conversation before it.
+        earlier = [""] + [
+            earlier_context(transcript, c.positions[0], room - len(_EARLIER_BREAK))
+            for c in chunks[1:]
+        ]
         meter = _Meter()
         error: str | None = None
         try:
             response_type = extraction_model_for(categories)
-            batches = self._run_chunks(chunks, categories, known, response_type, meter)
+            batches = self._run_chunks(chunks, earlier, categories, known, response_type, meter)
         except Exception as exc:  # any failure makes the recorded run a failed one
             error = self._scrub(str(exc) or type(exc).__name__)
             raise
@@ -231,6 +242,7 @@ class ModelExtractor(ABC):
     def _run_chunks(
         self,
         chunks: list[Chunk],
+        earlier: list[str],
         categories: Sequence[Category],
         known: Sequence[KnownMemory],
         response_type: type[ExtractionResponseBase],
@@ -239,8 +251,9 @@ class ModelExtractor(ABC):
         parts = len(chunks)
 
         def one(index: int) -> list[ExtractedItem]:
+            part = (index + 1, parts, earlier[index])
             return self._extract_chunk(
-                chunks[index], index + 1, parts, categories, known, response_type, meter, 0
+                chunks[index], part, categories, known, response_type, meter, 0
             )
 
         workers = min(self.settings.concurrency, parts)
@@ -257,17 +270,25 @@ class ModelExtractor(ABC):
     def _extract_chunk(
         self,
         chunk: Chunk,
-        part: int,
-        parts: int,
+        part: tuple[int, int, str],
         categories: Sequence[Category],
         known: Sequence[KnownMemory],
         response_type: type[ExtractionResponseBase],
         meter: _Meter,
         depth: int,
     ) -> list[ExtractedItem]:
+        """`part`: the chunk's number, how many there are, and the summary of the
+        conversation before it (empty for the first), sent ahead of its turns."""
+        number, parts, earlier = part
         shown = select_known(known, chunk.text)
+        conversation = f"{earlier}{_EARLIER_BREAK}{chunk.text}" if earlier else chunk.text
         prompt = extraction_prompt(
-            chunk.text, categories, part=part, parts=parts, known=shown, known_total=len(known)
+            conversation,
+            categories,
+            part=number,
+            parts=parts,
+            known=shown,
+            known_total=len(known),
         )
         # Only an id this prompt listed can be meant: any other is a misremembered number.
         shown_ids = frozenset(m.id for m in shown)
@@ -287,7 +308,7 @@ class ModelExtractor(ABC):
                 item
                 for half in halves
                 for item in self._extract_chunk(
-                    half, part, parts, categories, known, response_type, meter, depth + 1
+                    half, part, categories, known, response_type, meter, depth + 1
                 )
             ]
         return [restrict_turns(item, chunk.positions) for item in items]

@@ -9,7 +9,9 @@ What people say and do, not what the rule table reads sentence by sentence:
 - a code pattern: a fenced snippet the user gives with "use this pattern", "we do it
   like this", "always ..." (or approves when the assistant wrote it), and where it applies;
 - a repeated command sequence: the same ordered shell commands run twice in a session
-  (`repeated_sequences` also takes several sessions' commands).
+  (`repeated_sequences` also takes several sessions' commands), or the same steps in
+  MIN_SESSIONS sessions of a project (`recurring_runs`, read from the store by
+  extract/repeated_workflows.py).
 
 Precision first, as in the rest of the offline extractor: every step must read as an
 instruction, a list needs a lead-in naming a procedure, and a snippet needs words that
@@ -19,7 +21,7 @@ make it a pattern to follow; anything less is left to the person (or to Claude).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memory_app.domain.transcripts import Transcript, Turn
@@ -45,6 +47,15 @@ REPEATED_CONFIDENCE = 0.8
 MAX_STEP_WORDS = 14
 MIN_SEQUENCE = 3  # commands: two in a row repeat by chance (`git add`, `git commit`)
 MAX_SEQUENCE = 8
+# Sessions a command run must recur in to be a habit rather than one task's steps: in two,
+# one piece of work carried over into a second session repeats itself; a third separate
+# session is the first sign of a routine.
+MIN_SESSIONS = 3
+MAX_KEY_WORDS = 3  # `npm run build`, `uv run pytest`
+# The tools whose calls run a shell command (Claude Code's Bash, Codex's), as rendered.
+COMMAND_TOOLS = frozenset({"Bash", "exec_command", "shell", "local_shell", "container.exec"})
+_SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_.-]*$")  # `mix ecto.migrate`, `npm run build`
+_FILE_NAME = re.compile(r"\.(?:py|js|ts|json|toml|md|txt|ya?ml|sh|rb|go|rs|exs?|lock|cfg|ini)$")
 
 # Words a step may open with besides the directive verbs: procedure verbs and the names
 # of command-line tools ("npm publish", "`make dist`").
@@ -489,15 +500,72 @@ def normalise_command(command: str) -> str | None:
     return " ".join(words)
 
 
+def shell_command(tool_call: str) -> str | None:
+    """The command line of a rendered tool call ("[Bash] make dist", Codex's
+    "[exec_command] ..."), or None when the call ran no shell command."""
+    label, sep, rest = tool_call.partition("] ")
+    if not sep or label.removeprefix("[") not in COMMAND_TOOLS:
+        return None
+    return rest
+
+
 def session_commands(transcript: Transcript) -> list[tuple[str, int]]:
     """The session's normalised shell commands in order, each with its turn position."""
     out: list[tuple[str, int]] = []
     for turn in transcript.turns:
-        if turn.kind == "tool_use" and turn.text.startswith("[Bash] "):
-            command = normalise_command(turn.text.removeprefix("[Bash] "))
-            if command is not None:
-                out.append((command, turn.position))
+        line = shell_command(turn.text) if turn.kind == "tool_use" else None
+        command = normalise_command(line) if line is not None else None
+        if command is not None:
+            out.append((command, turn.position))
     return out
+
+
+def step_key(command: str) -> str:
+    """A normalised command as the same step in any session: the program and its
+    subcommands, without options, paths and values (`pytest tests/x.py -q` and
+    `.venv/bin/pytest` → `pytest`; `git commit -m "…"` → `git commit`; `python -m
+    pytest -x` → `python -m pytest`)."""
+    words = command.split()
+    key = [words[0].rsplit("/", 1)[-1]]
+    rest = words[1:]
+    if key[0].startswith("python") and rest[:1] == ["-m"] and len(rest) > 1:
+        key += rest[:2]
+        rest = rest[2:]
+    most = 2 if key[0] == "git" else MAX_KEY_WORDS  # `git push origin main`: `git push`
+    for word in rest:
+        if len(key) >= most or not _SUBCOMMAND.match(word) or _FILE_NAME.search(word):
+            break
+        key.append(word)
+    return " ".join(key)
+
+
+def recurring_runs(
+    sessions: Mapping[str, Sequence[str]], min_sessions: int = MIN_SESSIONS
+) -> list[tuple[tuple[str, ...], list[str]]]:
+    """Ordered runs of MIN_SEQUENCE to MAX_SEQUENCE different steps that recur in at
+    least `min_sessions` of `sessions` (session → its step keys in order; a step run
+    again straight away, a test re-run after a fix, counts once), each with the sessions
+    it is in. Longest first; a run inside a longer one listed is not listed again."""
+    found: dict[tuple[str, ...], list[str]] = {}
+    for name, steps in sessions.items():
+        collapsed = [s for n, s in enumerate(steps) if n == 0 or steps[n - 1] != s]
+        runs = {
+            tuple(collapsed[start : start + length])
+            for length in range(MIN_SEQUENCE, MAX_SEQUENCE + 1)
+            for start in range(len(collapsed) - length + 1)
+        }
+        for run in runs:
+            if len(set(run)) == len(run):
+                found.setdefault(run, []).append(name)
+    recurring = sorted(
+        ((r, s) for r, s in found.items() if len(s) >= min_sessions),
+        key=lambda rs: (-len(rs[0]), -len(rs[1]), rs[0]),
+    )
+    chosen: list[tuple[tuple[str, ...], list[str]]] = []
+    for run, names in recurring:
+        if not any(_inside(run, longer) for longer, _ in chosen):
+            chosen.append((run, names))
+    return chosen
 
 
 def repeated_sequences(sessions: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:

@@ -14,6 +14,11 @@ SYMMETRIC = ("related", "contradicts")
 # rejected: a discovered link a person removed, kept hidden so discovery does not bring
 # it back.
 ORIGINS = ("discovered", "person", "rejected")
+# The links along which a memory brings another into a context or a prediction
+# (links/pull.py, retrieval/predict.py): what it depends on first, then a related one.
+PULLED_KINDS = ("depends-on", "related")  # in this order of preference
+MIN_STRENGTH = 0.1  # a person's links are 1.0; discovered related ones from 0.1
+PULLED_PER_MEMORY = 1  # linked memories each placed memory may bring
 # How a link reads from its target's side.
 INVERSE = {"depends-on": "needed by", "supersedes": "superseded by"}
 

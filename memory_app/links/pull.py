@@ -16,13 +16,12 @@ from sqlalchemy import Connection, select
 
 from memory_app.domain.branches import BranchScope
 from memory_app.domain.budget import ContextEntry, ContextPlan
+from memory_app.links.model import MIN_STRENGTH, PULLED_KINDS
+from memory_app.links.model import PULLED_PER_MEMORY as PER_MEMORY
 from memory_app.store.tables import MemoryItemRow, MemoryLinkRow, table_of
 
 LINK = table_of(MemoryLinkRow)
 ITEM = table_of(MemoryItemRow)
-PULLED_KINDS = ("depends-on", "related")  # in this order of preference
-MIN_STRENGTH = 0.1  # a person's links are 1.0; discovered related ones from 0.1
-PER_MEMORY = 1  # linked memories each placed memory may bring
 
 EntryMaker = Callable[[int], ContextEntry | None]
 

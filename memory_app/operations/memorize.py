@@ -11,15 +11,12 @@ from pathlib import Path
 
 from sqlmodel import Session
 
+from memory_app.chunks.extraction import fit_for_extraction
+from memory_app.chunks.store import record_chunks
 from memory_app.conflicts.restatements import find_restated
 from memory_app.domain.branches import learnt_branch, seen_on
 from memory_app.domain.categories import Category, default_importance
-from memory_app.domain.gates import (
-    MAX_TOTAL_CHARS,
-    MAX_TURN_CHARS,
-    skip_reason,
-    truncate_for_extraction,
-)
+from memory_app.domain.gates import MAX_TOTAL_CHARS, MAX_TURN_CHARS, skip_reason
 from memory_app.domain.jobs import JobCancelled, JobState
 from memory_app.domain.possible_secrets import masked, possible_secret
 from memory_app.domain.private_spans import MARK as PRIVATE_MARK
@@ -46,6 +43,7 @@ from memory_app.extract.base import (
     UsageReporter,
 )
 from memory_app.extract.listed import listed_extractor
+from memory_app.extract.repeated_workflows import workflows_across_sessions
 from memory_app.ingest import UnsupportedFormat, discover, parse_source
 from memory_app.ingest.files import shown_path
 from memory_app.operations.common import (
@@ -246,6 +244,8 @@ class MemorizeOperations(ServiceState):
                 transcript, update_summaries=update_summaries, batch=batch
             )
         extracted, failure, spent = self._run_extractor(clean, known)
+        with self.db.reading() as session:  # routines its project's other sessions ran too
+            extracted = [*extracted, *workflows_across_sessions(session.connection(), clean)]
         with self.db.writing() as session:
             if repo.resource_by_hash(session, digest) is not None:  # imported meanwhile
                 self._record_usage(session, spent, None, source, batch)
@@ -261,6 +261,7 @@ class MemorizeOperations(ServiceState):
             )
             self._record_usage(session, spent, resource.id, source, batch)  # spent either way
             record_episode(session, resource.id, clean)
+            record_chunks(session, resource.id, clean)
             if failure is not None:
                 return self._keep_pending(
                     session, resource, failure, source, spent, redactions=len(findings)
@@ -463,6 +464,7 @@ class MemorizeOperations(ServiceState):
                     resource_id=resource_id,
                     **usage_fields(spent),
                 )
+            record_chunks(session, resource_id, transcript)  # the builder may have improved
             learnt = self._learn(session, extracted, transcript, resource, known, kind)
             if was_pending:
                 pending.mark_memorized(session, resource, self.extractor.name)
@@ -500,6 +502,8 @@ class MemorizeOperations(ServiceState):
             extracted, failure, spent = self._run_extractor(fresh, known)
         else:
             extracted, failure, spent = [], None, []
+        with self.db.reading() as session:  # routines its project's other sessions ran too
+            extracted += workflows_across_sessions(session.connection(), clean, old)
         with self.db.writing() as session:
             resource = session.get(ResourceRow, resource_id)
             self._record_usage(session, spent, resource_id, source, batch)
@@ -512,6 +516,7 @@ class MemorizeOperations(ServiceState):
                 )
             repo.grow_resource(session, resource, clean, text, spans, digest, redactions=redactions)
             record_episode(session, resource_id, clean)
+            record_chunks(session, resource_id, clean)
             learnt = self._learn(session, extracted, clean, resource, known, "memorize")
             deferred = self._write_summaries(session, learnt.touched, known, update_summaries)
         learnt.conflicts = self._detect_quietly(learnt.added)
@@ -559,9 +564,10 @@ class MemorizeOperations(ServiceState):
         if listed is not None:  # a source that lists its memories: each one, as it is
             return listed.extract(clean, known), None, []
         # The caps bound a model's cost; the offline rules read the whole conversation.
+        # What does not fit verbatim is sent as chunk summaries, never dropped.
         limit = getattr(self.extractor, "max_input_chars", MAX_TOTAL_CHARS)
         per_turn = getattr(self.extractor, "max_turn_chars", MAX_TURN_CHARS)
-        cut, _ = truncate_for_extraction(clean, max_turn_chars=per_turn, max_total_chars=limit)
+        cut, _ = fit_for_extraction(clean, max_turn_chars=per_turn, max_total_chars=limit)
         try:
             memories = self._known_memories(clean)
             if memories:

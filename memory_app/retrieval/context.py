@@ -8,7 +8,8 @@
 
 A memory that does not fit its tier in full comes in shorter (domain/compression.py):
 summary, compressed or a one-line index naming its id, each marked as such. A memory
-placed brings a strongly linked one along in what is left (links/pull.py).
+placed brings a strongly linked one along in what is left (links/pull.py). With a
+conversation named, its chunk summaries fill what remains (chunks/context.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, text
 
+from memory_app.chunks.context import add_conversation
 from memory_app.domain.branches import BranchScope
 from memory_app.domain.budget import ContextEntry, ContextPlan, allocate
 from memory_app.domain.categories import DEFAULT_CATEGORIES
@@ -44,6 +46,8 @@ class ContextRequest:
     exclude: frozenset[int] = frozenset()
     weights: RankingWeights = field(default_factory=RankingWeights)
     branch: BranchScope | None = None  # None: every branch's memories
+    # A conversation (its session id or number): its summaries fill what memories leave.
+    conversation: str | None = None
 
 
 def category_name(key: str) -> str:
@@ -89,7 +93,7 @@ def build(conn: Connection, request: ContextRequest, now: datetime) -> ContextPl
         request.budget,
     )
     # What the chosen memories depend on or relate to comes along, in what is left over.
-    return pull_in(
+    plan = pull_in(
         conn,
         plan,
         lambda item_id: contents.entry(item_id, None),
@@ -97,6 +101,9 @@ def build(conn: Connection, request: ContextRequest, now: datetime) -> ContextPl
         project=request.project,
         branch=request.branch,
     )
+    if request.conversation:  # then the conversation itself, in what is left after that
+        add_conversation(conn, plan, request.conversation)
+    return plan
 
 
 def _query(task: str, filters: RetrievalFilters, weights: RankingWeights) -> RetrievalQuery:

@@ -9,6 +9,11 @@ error when it shares the error's distinctive words (the full-text index's bm25).
 usual standing (confidence, importance, use, recency: domain/scoring.py) and pinning
 only break ties. Every result says why it was predicted.
 
+As context assembly does (links/pull.py), a predicted memory brings its strongest linked
+memory along (what it depends on, else a related one), right after it and marked
+"linked to #N"; the list still holds `limit` memories at most, each once, so the last
+predictions make room for what the first ones need.
+
 Standard library only (sqlite3 and the pure domain code): the SessionStart hook runs it
 on its own read-only connection, and the app passes its store's driver connection.
 """
@@ -19,7 +24,7 @@ import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -32,6 +37,7 @@ from memory_app.domain.file_signals import (
     tool_touch,
 )
 from memory_app.domain.scoring import RankingWeights, ScoringFacts, normalised_relevance, score
+from memory_app.links.model import MIN_STRENGTH, PULLED_KINDS, PULLED_PER_MEMORY
 from memory_app.store.fts_query import MEMORY_RANK, STOP_WORDS, query_terms, terms_expression
 from memory_app.store.project_match import folder_in_project
 
@@ -53,6 +59,7 @@ ERROR_TERMS = 16
 MIN_ERROR_RELEVANCE = 0.3
 TIME_WINDOW_HOURS = 1
 BRANCH_VERSION = 5  # memory_item.branch exists from schema version 5
+LINK_VERSION = 7  # memory_link exists from schema version 7
 # Words every error message has: they say nothing about which error it is.
 ERROR_NOISE = frozenset(
     """error errors exception traceback recent call last line file failed failure fatal
@@ -87,6 +94,7 @@ class Prediction:
     score: float
     reasons: tuple[str, ...]
     parts: dict[str, float] = field(default_factory=dict)
+    linked_to: int | None = None  # brought along by this predicted memory's link
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +106,7 @@ class Prediction:
             "score": round(self.score, 4),
             "reasons": list(self.reasons),
             "parts": {k: round(v, 4) for k, v in self.parts.items()},
+            "linked_to": self.linked_to,
         }
 
 
@@ -191,7 +200,75 @@ class _Predictor:
         rows = self._rows(ids)
         found = [self._prediction(row) for row in rows]
         found.sort(key=lambda p: (-p.score, p.id))
-        return found[:limit]
+        return self._with_linked(found[:limit], limit)
+
+    # -- linked memories -----------------------------------------------------------------
+
+    def _with_linked(self, top: list[Prediction], limit: int) -> list[Prediction]:
+        """Each prediction followed by the memories it is strongly linked to (not already
+        listed), cut back to `limit`."""
+        targets = self._linked_targets([p.id for p in top])
+        if not targets:
+            return top
+        wanted = {t for linked in targets.values() for t, _ in linked} - {p.id for p in top}
+        rows = {row[0]: row for row in self._rows(wanted)} if wanted else {}
+        out: list[Prediction] = []
+        listed = {p.id for p in top}
+        for prediction in top:
+            out.append(prediction)
+            brought = 0
+            for other, kind in targets.get(prediction.id, []):
+                if brought >= PULLED_PER_MEMORY:
+                    break
+                if other in listed or other not in rows:
+                    continue
+                out.append(self._linked(rows[other], prediction, kind))
+                listed.add(other)
+                brought += 1
+        return out[:limit]
+
+    def _linked_targets(self, ids: list[int]) -> dict[int, list[tuple[int, str]]]:
+        """For each memory, the visible memories it is strongly linked to, best first:
+        depends-on (its own) before related (either way), then by strength."""
+        if not ids or _schema_version(self.conn) < LINK_VERSION:
+            return {}
+        listed = ", ".join(str(int(i)) for i in ids)
+        kinds = ", ".join(f"'{k}'" for k in PULLED_KINDS)
+        rows = self.conn.execute(
+            "SELECT source_id, target_id, kind, strength FROM memory_link "
+            f"WHERE kind IN ({kinds}) AND origin != 'rejected' AND strength >= :least "
+            f"AND (source_id IN ({listed}) OR (target_id IN ({listed}) AND kind = 'related'))",
+            {"least": MIN_STRENGTH},
+        ).fetchall()
+        wanted = set(ids)
+        ranked: dict[int, list[tuple[int, float, int, str]]] = {}
+        for source, target, kind, strength in rows:
+            for here, other in ((source, target), (target, source)):
+                if here in wanted and (kind == "related" or here == source):
+                    entry = (PULLED_KINDS.index(kind), -strength, other, kind)
+                    ranked.setdefault(here, []).append(entry)
+        others = {other for entries in ranked.values() for _, _, other, _ in entries}
+        if not others:
+            return {}
+        listed = ", ".join(str(int(i)) for i in others)
+        visible = {
+            row[0]
+            for row in self.conn.execute(
+                f"SELECT m.id FROM memory_item AS m WHERE m.id IN ({listed}) AND {self.visible}",
+                self.params,
+            )
+        }
+        return {
+            here: [(other, kind) for _, _, other, kind in sorted(entries) if other in visible]
+            for here, entries in ranked.items()
+        }
+
+    def _linked(self, row: tuple[Any, ...], by: Prediction, kind: str) -> Prediction:
+        """A memory brought along by `by`: listed just below it, saying why."""
+        own = self._prediction(row)
+        how = "needed by" if kind == "depends-on" else "related to"
+        reasons = (f"linked to #{by.id} ({how} it)", *own.reasons)
+        return replace(own, reasons=reasons, linked_to=by.id)
 
     # -- the signals ---------------------------------------------------------------------
 

@@ -18,6 +18,13 @@ kept by reference), and what may be a secret a person has not released:
   is cleaned.
 
 Usage logs, model-call costs and maintenance runs are the machine's own and stay out.
+
+Links between memories: only a person's (made by hand, or a discovered one they removed,
+kept as "rejected" so discovery leaves it away), and only between memories the mirror
+holds. Discovered links are derived from the memories: the import runs discovery, as
+every night does, so writing them would only churn the files. Episodes are derived from
+their conversations' text, which the mirror does not carry: they stay out too, and the
+import rebuilds them for every conversation whose text the store has.
 """
 
 from __future__ import annotations
@@ -45,12 +52,16 @@ from memory_app.store.tables import (
     ConflictRow,
     ContextExclusionRow,
     MemoryItemRow,
+    MemoryLinkRow,
     ResourceRow,
     table_of,
 )
 
 DERIVED_ITEM_COLUMNS = ("content_key", "decay_factor")
 RESOURCE_LEFT_OUT = ("text",)
+LINK_LEFT_OUT = ("id",)  # a link is known by its ends and kind
+MIRRORED_LINK_ORIGINS = ("person", "rejected")
+EPISODE_KIND = "part-of"  # its target is an episode, not a memory
 SUMMARY_TEXTS = ("markdown", "digest")  # written as markdown files of their own
 HELD = "held"
 RELEASED = "active"  # what `keep` makes a held memory
@@ -70,6 +81,7 @@ class MirrorContent:
     held: int  # memories held for review (or with a held past), left out
     conflicts_left_out: int  # conflicts with such a memory
     history_withheld: int  # history values whose secrets were replaced by placeholders
+    links: int = 0  # a person's links between the mirror's memories
 
 
 def mirror_content(session: Session, schema_version: int) -> MirrorContent:
@@ -153,6 +165,8 @@ def mirror_content(session: Session, schema_version: int) -> MirrorContent:
             ],
         }
     )
+    links = mirrored_links(conn, kept)
+    files[layout.LINKS] = layout.dumps({"links": links})
     categories = _category_files(conn, files)
     files[layout.CATEGORY_HISTORY] = layout.dumps({"events": store_events})
     files[layout.RESOURCE_INDEX] = layout.dumps({"resources": resources})
@@ -161,6 +175,7 @@ def mirror_content(session: Session, schema_version: int) -> MirrorContent:
         "conflicts": len(shown),
         "memories": len(items),
         "resources": len(resources),
+        "links": len(links),
     }
     files[layout.MANIFEST] = layout.dumps(
         {
@@ -181,7 +196,20 @@ def mirror_content(session: Session, schema_version: int) -> MirrorContent:
         held=len(all_items) - len(items),
         conflicts_left_out=len(conflicts) - len(shown),
         history_withheld=scrub.withheld,
+        links=len(links),
     )
+
+
+def mirrored_links(conn: Connection, kept: set[int]) -> list[dict[str, Any]]:
+    """The links the mirror carries: a person's, between memories it holds."""
+    return [
+        row_json(MemoryLinkRow, row, LINK_LEFT_OUT)
+        for row in _rows(conn, MemoryLinkRow, ("source_id", "target_id", "kind"))
+        if row["origin"] in MIRRORED_LINK_ORIGINS
+        and row["kind"] != EPISODE_KIND
+        and row["source_id"] in kept
+        and row["target_id"] in kept
+    ]
 
 
 def held_back(item: Mapping[str, Any], history: Sequence[Mapping[str, Any]]) -> bool:

@@ -8,6 +8,7 @@ so that git diffs stay small, and how it is read back with errors that name the 
     categories/<key>.digest.md    its weekly digest, when it has one
     categories/history.json       changes to categories and digests (undo needs them)
     conflicts.json                conflicts with members, resolution, history; verdicts
+    links.json                    a person's links between the mirror's memories (by id)
     resources/index.json          the conversations, by reference: no text
 
 JSON is written with sorted keys, two-space indents and one trailing newline, so the
@@ -43,6 +44,7 @@ ITEMS = "items"
 CATEGORIES = "categories"
 RESOURCES = "resources"
 CONFLICTS = "conflicts.json"
+LINKS = "links.json"  # optional: mirrors written before links have none
 CATEGORY_INDEX = f"{CATEGORIES}/index.json"
 CATEGORY_HISTORY = f"{CATEGORIES}/history.json"
 RESOURCE_INDEX = f"{RESOURCES}/index.json"

@@ -26,6 +26,10 @@ The rules, which the README's "Git mirror" section states for people:
   export writes it as it was; importing the conversation itself later stores it as
   usual, and `retry` leaves a pending one alone (its text is on the other machine).
 - A category's summary is the mirror's when the store has none or an older one.
+- A person's links (links.json) join the memories they join here; one the store lacks
+  is added, and a person's word (a link made, or a discovered one removed) replaces
+  what discovery found between the same two memories. The store's own person-made
+  links are kept as they are.
 
 A row the database still refuses (a rule the reader does not check) is a MirrorError
 naming the file it came from; the transaction is rolled back, so nothing is written.
@@ -48,6 +52,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from memory_app.domain.similarity import content_key
+from memory_app.links.model import link_key
 from memory_app.store import mirror_files as layout
 from memory_app.store import repository as repo
 from memory_app.store.conflicts import pair_key
@@ -63,6 +68,7 @@ from memory_app.store.tables import (
     ConflictRow,
     ContextExclusionRow,
     MemoryItemRow,
+    MemoryLinkRow,
     ResourceRow,
     table_of,
 )
@@ -78,6 +84,7 @@ class MergeReport:
     ids_kept: bool = True  # every added memory kept the id its file gives
     conflicts_added: list[int] = field(default_factory=list)
     conflicts_updated: list[int] = field(default_factory=list)
+    links_added: int = 0  # a person's links, new here or replacing a discovered one
     resources_added: int = 0
     categories_added: list[str] = field(default_factory=list)
     summaries_taken: list[str] = field(default_factory=list)
@@ -122,6 +129,8 @@ class _Merge:
             self._judgements()
         with self._from(layout.ITEMS):
             self._exclusions()
+        with self._from(layout.LINKS):
+            self._links()
         with self._from(layout.CATEGORY_INDEX):
             taken = self._summaries()
         self.report.summaries_to_refresh = sorted(
@@ -316,6 +325,35 @@ class _Merge:
             note="resolved in the file mirror",
         )
         self.report.conflicts_updated.append(local_id)
+
+    # -- links ------------------------------------------------------------------------------
+
+    def _links(self) -> None:
+        table = table_of(MemoryLinkRow)
+        stored = {
+            (r.source_id, r.target_id, r.kind): (r.id, r.origin)
+            for r in self.conn.execute(
+                select(
+                    table.c.id, table.c.source_id, table.c.target_id, table.c.kind, table.c.origin
+                )
+            )
+        }
+        for link in self.mirror.links:
+            key = link_key(
+                self.items[link["source_id"]], self.items[link["target_id"]], link["kind"]
+            )
+            if key[0] == key[1]:
+                continue  # two memories of the mirror are one memory here
+            values = {**link, "source_id": key[0], "target_id": key[1]}
+            found = stored.get(key)
+            if found is None:
+                self.conn.execute(table.insert().values(**values))
+            elif found[1] == "discovered" and link["origin"] != "discovered":
+                self.conn.execute(update(table).where(table.c.id == found[0]).values(**values))
+            else:
+                continue
+            stored[key] = (found[0] if found else 0, link["origin"])
+            self.report.links_added += 1
 
     # -- history ----------------------------------------------------------------------------
 

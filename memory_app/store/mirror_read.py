@@ -27,9 +27,12 @@ from sqlmodel import SQLModel
 from memory_app.domain.records import CONFLICT_STATUSES
 from memory_app.domain.similarity import content_key
 from memory_app.domain.validation import ValidationError, validate_item_fields
+from memory_app.links.model import KINDS, ORIGINS
 from memory_app.store import mirror_files as layout
 from memory_app.store.mirror_export import (
     DERIVED_ITEM_COLUMNS,
+    EPISODE_KIND,
+    LINK_LEFT_OUT,
     RESOURCE_LEFT_OUT,
     SUMMARY_TEXTS,
     first_content,
@@ -46,6 +49,7 @@ from memory_app.store.tables import (
     ConflictRow,
     ContextExclusionRow,
     MemoryItemRow,
+    MemoryLinkRow,
     ResourceRow,
 )
 
@@ -107,6 +111,8 @@ class Mirror:
     # "memory.foo" → files: fields written by a store with columns this one lacks.
     unknown_fields: Counter[str] = field(default_factory=Counter)
     verdicts_left_out: int = 0  # about an id two memories share: cannot tell which
+    links: list[dict[str, Any]] = field(default_factory=list)  # a person's, by mirror ids
+    links_left_out: int = 0  # about an id two memories share, as verdicts
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,7 @@ def read_mirror(folder: Path) -> Mirror:
     reader.items()
     reader.conflicts()
     reader.successors()
+    reader.links()
     return mirror
 
 
@@ -303,6 +310,28 @@ class _Reader:
                 self.mirror.verdicts_left_out += 1  # about which of the two? Unknown
                 continue
             self.mirror.judgements.append(row)
+
+    def links(self) -> None:
+        """links.json, when there is one (a mirror written before links has none)."""
+        if not (self.folder / layout.LINKS).is_file():
+            return
+        path, entries = self._list(layout.LINKS, "links")
+        for entry in entries:
+            row = self._row(MemoryLinkRow, entry, path, "a link", skip=LINK_LEFT_OUT)
+            for name, known in (("kind", KINDS), ("origin", ORIGINS)):
+                if row[name] not in known or row[name] == EPISODE_KIND:
+                    choices = ", ".join(k for k in known if k != EPISODE_KIND)
+                    raise MirrorError(
+                        path,
+                        f"a link has {name} {row[name]!r}; known: {choices}",
+                        entry.line_of(name),
+                    )
+            for name in ("source_id", "target_id"):
+                self._known_item(row[name], path, entry, name)
+            if any(len(self.by_file_id[row[n]]) > 1 for n in ("source_id", "target_id")):
+                self.mirror.links_left_out += 1  # between which of the two? Unknown
+                continue
+            self.mirror.links.append(row)
 
     # -- parts ------------------------------------------------------------------------------
 

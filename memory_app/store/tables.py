@@ -383,6 +383,33 @@ class EpisodeRow(SQLModel, table=True):
     built_at: datetime = Field(
         default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
     )
+    # A run of sessions on one task (episodes/runs.py, version 9): the run's first
+    # episode (None when the episode stands alone), why it continues the session before,
+    # and the first turn of its own (earlier ones were copied in by a resume).
+    run_id: int | None = Field(default=None, index=True)
+    run_reason: str | None = None
+    run_from_turn: int | None = None
+    # Claude's reading of the episode (episodes/enrich.py): title, narrative, lessons,
+    # outcome and why, with the model and when; None until `episodes enrich`.
+    enrichment: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+
+
+class ConversationChunkRow(SQLModel, table=True):
+    """A run of about ten messages of a conversation with its extractive summary (seed
+    003's short-term memory; memory_app/chunks). Derived from the conversation, so it is
+    rebuilt on import and re-extraction rather than edited."""
+
+    __tablename__ = "conversation_chunk"
+    __table_args__ = (UniqueConstraint("resource_id", "chunk_number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    resource_id: int = Field(foreign_key="resource.id", ondelete="CASCADE")
+    chunk_number: int  # 1-based, in conversation order
+    turn_start: int
+    turn_end: int
+    summary: str
+    key_topics: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    token_count: int = 0  # of the chunk's turns verbatim (what the summary stands for)
 
 
 class MemoryLinkRow(SQLModel, table=True):

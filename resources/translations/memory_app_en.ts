@@ -487,6 +487,13 @@
             </translation>
         </message>
         <message numerus="yes">
+            <source>%Ln sessions</source>
+            <translation>
+                <numerusform>%Ln session</numerusform>
+                <numerusform>%Ln sessions</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
             <source>%Ln turns</source>
             <translation>
                 <numerusform>%Ln turn</numerusform>

@@ -124,3 +124,53 @@ def test_a_new_import_appears_while_the_view_is_open(
     settle()
     assert view.pages.currentWidget() is view.main
     assert view.tree.topLevelItem(0).child(0).text(0) == TITLE
+
+
+def test_a_run_of_sessions_is_one_row_and_links_each_session_s_turns(
+    window: MainWindow, context: AppContext, settle: Callable[..., None], tmp_path: Path
+) -> None:
+    from datetime import timedelta
+
+    from memory_app.episodes.enrich import save_enrichment
+    from memory_app.episodes.model import Enrichment
+    from tests.unit.episodes.test_runs import FIRST, T0, session_file
+
+    copied = session_file(tmp_path / "a.jsonl", "a", T0, FIRST)
+    session_file(
+        tmp_path / "b.jsonl",
+        "b",
+        T0 + timedelta(hours=1),
+        [("user", "go on"), ("edit", "cart/totals.py")],
+        copied=copied,
+    )
+    context.service.import_paths([tmp_path / "a.jsonl", tmp_path / "b.jsonl"])
+    reading = Enrichment(
+        "Discount codes",
+        "It went well.",
+        ("Totals live in totals.py",),
+        "succeeded",
+        "done",
+        "claude-haiku-4-5",
+        "2026-03-02T12:00:00+00:00",
+    )
+    with context.service.db.writing() as session:
+        save_enrichment(session.connection(), 1, reading)
+    view = episodes_view(window, settle)
+    day = view.tree.topLevelItem(0)
+    assert day.childCount() == 1
+    assert day.child(0).text(0) == (
+        "Add a discount code field to the checkout cart page · 2 sessions"
+    )
+    assert view.count.text() == "1 episode"
+    text = view.detail.toPlainText()
+    assert "Session 2" in text and "resumed: the same opening prompt" in text
+    assert "Claude's reading (claude-haiku-4-5, not read from the turns)" in text
+    assert "Totals live in totals.py" in text
+    links = re.findall(r'href="turn:(\d+):2"', view.detail.toHtml())
+    assert links  # the second session's milestones point at its own conversation
+    view.detail.anchorClicked.emit(QUrl(f"turn:{links[-1]}:2"))
+    settle()
+    sources = window.current_view()
+    assert sources.key == "sources"
+    assert sources.reader_pages.shown_id == 2  # type: ignore[attr-defined]
+    assert sources.focused_turns == (int(links[-1]),) * 2  # type: ignore[attr-defined]

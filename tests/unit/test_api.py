@@ -160,6 +160,28 @@ def test_context_assemble_is_the_cli_context(api: tuple[Client, MemoryService]) 
     assert "shared event loop" in body["context"]
 
 
+def test_context_assemble_adds_a_named_conversation_so_far(
+    api: tuple[Client, MemoryService],
+) -> None:
+    client, service = api
+    with service.db.reading() as session:
+        resource_id = session.connection().exec_driver_sql("SELECT min(id) FROM resource").scalar()
+    request = {"task": "the checkout tests", "budget": 2000, "conversation": str(resource_id)}
+    expected = plan_json(
+        service.build_context(
+            ContextRequest(task=request["task"], budget=2000, conversation=str(resource_id))
+        )
+    )
+    status, body = client.call("POST", "/context/assemble", request)
+    assert status == 200
+    assert body["context"] == expected["context"]
+    assert "This conversation so far" in body["context"] and body["used_tokens"] <= 2000
+    status, body = client.call(
+        "POST", "/context/assemble", {"task": "x", "conversation": "no-such-session"}
+    )
+    assert status == 404 and "no-such-session" in body["error"]
+
+
 def test_context_predict_ranks_the_branchs_memories_first(
     api: tuple[Client, MemoryService],
 ) -> None:

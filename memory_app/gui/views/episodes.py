@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from memory_app.episodes import store as episode_store
 from memory_app.episodes.model import OUTCOMES
-from memory_app.episodes.store import EpisodeMemory, EpisodeRecord
+from memory_app.episodes.store import EpisodeMemory, EpisodeRun
 from memory_app.gui.colours import ERROR, SUCCESS, muted_colour, text_colour
 from memory_app.gui.context import AppContext
 from memory_app.gui.times import full_time
@@ -46,7 +46,7 @@ TITLE, PROJECT, OUTCOME, DURATION, STARTED = range(5)
 
 @dataclass(frozen=True)
 class EpisodeList:
-    episodes: list[EpisodeRecord]
+    episodes: list[EpisodeRun]  # a run of sessions on one task is one entry
     total: int  # every episode stored (with the filter: more may exist than listed)
 
 
@@ -58,14 +58,13 @@ def load_episodes(service: MemoryService, outcome: str | None) -> EpisodeList:
         return EpisodeList(found, episode_store.count_episodes(conn))
 
 
-def load_episode(
-    service: MemoryService, episode_id: int
-) -> tuple[EpisodeRecord, list[EpisodeMemory]]:
-    """One episode and the memories learnt from its conversation."""
+def load_episode(service: MemoryService, episode_id: int) -> tuple[EpisodeRun, list[EpisodeMemory]]:
+    """One episode (with every session of its run) and the memories learnt from its
+    conversations."""
     with service.db.reading() as session:
         conn = session.connection()
-        episode = episode_store.get_episode(conn, episode_id)
-        return episode, episode_store.episode_memories(conn, episode.resource_id)
+        run = episode_store.get_run(conn, episode_id)
+        return run, [m for _, m in episode_store.run_memories(conn, run)]
 
 
 class EpisodesView(View):
@@ -80,8 +79,8 @@ class EpisodesView(View):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self.title = self.tr("Episodes")
-        self.episodes: list[EpisodeRecord] = []
-        self.shown: tuple[EpisodeRecord, list[EpisodeMemory]] | None = None
+        self.episodes: list[EpisodeRun] = []
+        self.shown: tuple[EpisodeRun, list[EpisodeMemory]] | None = None
         self._wanted: int | None = None  # an episode to select once the list is loaded
         self._serial = 0
 
@@ -297,10 +296,13 @@ class EpisodesView(View):
         else:
             self._clear_detail()
 
-    def _columns(self, episode: EpisodeRecord, local: datetime | None) -> list[str]:
+    def _columns(self, episode: EpisodeRun, local: datetime | None) -> list[str]:
         project = PurePath(episode.project).name if episode.project else "—"
+        title = episode.title
+        if len(episode.sessions) > 1:
+            title += " · " + self.tr("%Ln sessions", "", len(episode.sessions))
         return [
-            episode.title,
+            title,
             project,
             self.outcome_words(episode.outcome),
             self.duration_words(episode.duration_seconds),
@@ -335,17 +337,21 @@ class EpisodesView(View):
         self.shown = None
         self.detail.setHtml("<p><i>{}</i></p>".format(html.escape(self.tr("Select an episode."))))
 
-    def show_detail(self, episode: EpisodeRecord, memories: list[EpisodeMemory]) -> None:
+    def show_detail(self, episode: EpisodeRun, memories: list[EpisodeMemory]) -> None:
         self.shown = (episode, memories)
         self.detail.setHtml(self.detail_html(episode, memories))
 
-    def _turn_link(self, turn: int | None) -> str:
+    def _turn_link(self, turn: int | None, conversation: int | None = None) -> str:
+        """A link to a turn in Sources: `turn:N` of the run's first conversation, or
+        `turn:N:ID` of another session's conversation."""
         if turn is None:
             return ""
         text = self.tr("turn {number}").format(number=turn)
-        return f'<a href="turn:{turn}">{html.escape(text)}</a>'
+        first = self.shown[0].resource_id if self.shown is not None else None
+        target = f"{turn}" if conversation in (None, first) else f"{turn}:{conversation}"
+        return f'<a href="turn:{target}">{html.escape(text)}</a>'
 
-    def detail_html(self, episode: EpisodeRecord, memories: list[EpisodeMemory]) -> str:
+    def detail_html(self, episode: EpisodeRun, memories: list[EpisodeMemory]) -> str:
         esc = html.escape
         muted = muted_colour(self.palette()).name()
         success = text_colour(SUCCESS, self.palette()).name()
@@ -371,7 +377,7 @@ class EpisodesView(View):
                 self.tr("Outcome"),
                 f'<b style="color:{outcome_colour}">{esc(self.outcome_words(episode.outcome))}'
                 f"</b>" + (f" · {esc(episode.outcome_reason)}" if episode.outcome_reason else ""),
-                self._turn_link(episode.outcome_turn),
+                self._turn_link(episode.outcome_turn, episode.last.resource_id),
             ),
             (
                 self.tr("Duration"),
@@ -388,15 +394,38 @@ class EpisodesView(View):
         )
         parts.append(f'<table cellspacing="0" cellpadding="2">{table}</table>')
 
+        parts += self._claude_html(episode)
+        many = len(episode.sessions) > 1
+        if many:
+            heading = self.tr("%Ln sessions", "", len(episode.sessions))
+            parts.append(f"<h4>{esc(heading)}</h4>")
+            lines = []
+            for number, part in enumerate(episode.sessions, start=1):
+                when = full_time(part.started_at) if part.started_at else "—"
+                link = self._turn_link(part.goal_turn or 0, part.resource_id)
+                why = f" · <i>{esc(part.run_reason)}</i>" if part.run_reason else ""
+                lines.append(
+                    f"<li>{number}. {esc(when)} · "
+                    f"{esc(self.duration_words(part.duration_seconds))} · "
+                    f"{esc(self.outcome_words(part.outcome))} · {link}{why}</li>"
+                )
+            parts.append(f"<ul>{''.join(lines)}</ul>")
+
         heading = self.tr("%Ln milestones", "", len(episode.milestones))
         parts.append(f"<h4>{esc(heading)}</h4>")
-        if episode.milestones:
-            items = "".join(
-                f"<li>{self._turn_link(m.turn)} · <b>{esc(self.kind_words(m.kind))}</b>: "
-                f"{esc(m.text)}</li>"
-                for m in episode.milestones
-            )
-            parts.append(f"<ul>{items}</ul>")
+        items = []
+        for number, part in enumerate(episode.sessions, start=1):
+            milestones = episode.session_milestones(part)
+            if many and milestones:
+                label = self.tr("Session {number}").format(number=number)
+                items.append(f"<li><i>{esc(label)}</i></li>")
+            items += [
+                f"<li>{self._turn_link(m.turn, part.resource_id)} · "
+                f"<b>{esc(self.kind_words(m.kind))}</b>: {esc(m.text)}</li>"
+                for m in milestones
+            ]
+        if items:
+            parts.append(f"<ul>{''.join(items)}</ul>")
 
         fixed = episode.problems_fixed
         heading = self.tr("%Ln problems", "", len(episode.problems))
@@ -406,15 +435,17 @@ class EpisodesView(View):
         if episode.problems:
             lines = []
             fixed_word, not_fixed_word = esc(self.tr("fixed")), esc(self.tr("not fixed"))
-            for p in episode.problems:
-                if p.fixed_at is not None:
-                    state = (
-                        f'<span style="color:{success}">'
-                        f"{fixed_word}</span> ({self._turn_link(p.fixed_at)})"
-                    )
-                else:
-                    state = f'<span style="color:{error}">{not_fixed_word}</span>'
-                lines.append(f"<li>{self._turn_link(p.turn)} · {esc(p.text)} · {state}</li>")
+            for part in episode.sessions:
+                for p in part.own_problems:
+                    if p.fixed_at is not None:
+                        state = (
+                            f'<span style="color:{success}">{fixed_word}</span> '
+                            f"({self._turn_link(p.fixed_at, part.resource_id)})"
+                        )
+                    else:
+                        state = f'<span style="color:{error}">{not_fixed_word}</span>'
+                    link = self._turn_link(p.turn, part.resource_id)
+                    lines.append(f"<li>{link} · {esc(p.text)} · {state}</li>")
             parts.append(f"<ul>{''.join(lines)}</ul>")
 
         heading = self.tr("%Ln files touched", "", len(episode.files))
@@ -443,17 +474,43 @@ class EpisodesView(View):
             parts.append(f"<ul>{''.join(lines)}</ul>")
         return "".join(parts)
 
+    def _claude_html(self, episode: EpisodeRun) -> list[str]:
+        """Claude's reading, shown as Claude's (`memory-app episodes enrich`)."""
+        reading = episode.enrichment
+        if reading is None:
+            return []
+        esc = html.escape
+        muted = muted_colour(self.palette()).name()
+        heading = self.tr("Claude's reading")
+        note = self.tr("{model}, not read from the turns").format(model=reading.model)
+        parts = [
+            f'<h4>{esc(heading)} <span style="color:{muted}">({esc(note)})</span></h4>',
+            f"<p><b>{esc(reading.title)}</b></p>",
+            f"<p>{esc(reading.narrative)}</p>",
+        ]
+        if reading.lessons:
+            label = self.tr("Lessons")
+            lessons = "".join(f"<li>{esc(lesson)}</li>" for lesson in reading.lessons)
+            parts.append(f"<p>{esc(label)}:</p><ul>{lessons}</ul>")
+        verdict = self.tr("Claude's verdict: {outcome} · {reason}").format(
+            outcome=self.outcome_words(reading.outcome), reason=reading.outcome_reason
+        )
+        parts.append(f"<p>{esc(verdict)}</p>")
+        return parts
+
     # -- links ------------------------------------------------------------------------
 
     def open_link(self, href: str) -> None:
-        """`turn:N`: the conversation in Sources at that turn; `memory:ID`: the memory."""
+        """`turn:N` (or `turn:N:ID` for another session of a run): the conversation in
+        Sources at that turn; `memory:ID`: the memory."""
         kind, _, value = href.partition(":")
-        if self.shown is None or not value.isdigit():
+        turn_text, _, conversation = value.partition(":")  # `turn:N:ID`: another session's
+        if self.shown is None or not turn_text.isdigit():
             return
         if kind == "turn":
-            turn = int(value)
-            where = (self.shown[0].resource_id, turn, turn)
-            self.context.events.navigate.emit("sources", where)
+            turn = int(turn_text)
+            resource = int(conversation) if conversation.isdigit() else self.shown[0].resource_id
+            self.context.events.navigate.emit("sources", (resource, turn, turn))
         elif kind == "memory":
             self.context.events.navigate.emit("memories", int(value))
 

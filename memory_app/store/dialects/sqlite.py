@@ -225,6 +225,30 @@ def _v7_links(conn: Connection) -> None:
     rebuild_links(conn)
 
 
+def _v8_chunks(conn: Connection) -> None:
+    """Seed 003's conversation chunks with progressive summaries: runs of about ten
+    messages, each with an extractive summary and key topics; the conversations already
+    stored get theirs now (offline, from their turns: milliseconds each). Safe on a
+    store whose table an earlier step's create_all made: only missing chunks are built."""
+    from memory_app.chunks.store import build_all_chunks  # reads the store's tables
+
+    SQLModel.metadata.create_all(conn)  # conversation_chunk
+    build_all_chunks(conn)
+
+
+def _v9_episode_runs(conn: Connection) -> None:
+    """Runs of sessions on one task told as one episode (episodes/runs.py), and room for
+    Claude's reading of an episode; the stored episodes are joined into runs now."""
+    from memory_app.episodes.store import rebuild_runs  # reads the store's tables
+
+    _add_column(conn, "episode", "run_id", "INTEGER")
+    _add_column(conn, "episode", "run_reason", "VARCHAR")
+    _add_column(conn, "episode", "run_from_turn", "INTEGER")
+    _add_column(conn, "episode", "enrichment", "JSON")
+    conn.exec_driver_sql("CREATE INDEX IF NOT EXISTS ix_episode_run_id ON episode (run_id)")
+    rebuild_runs(conn)
+
+
 # Ordered steps: step N brings the schema from version N-1 to N. Append, never edit.
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v1_initial_schema,
@@ -234,6 +258,8 @@ MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v5_branch_memory,
     _v6_episodes,
     _v7_links,
+    _v8_chunks,
+    _v9_episode_runs,
 )
 
 

@@ -92,7 +92,7 @@ def test_a_failing_builder_never_costs_the_import(
         service.close()
     monkeypatch.setattr(episode_store, "build_episode", builder.build_episode)
     code, out, _ = run(capsys, "episodes", "rebuild", "--json", "--data-dir", tmp_path / "data")
-    assert (code, json.loads(out)) == (0, {"built": 1})
+    assert (code, json.loads(out)) == (0, {"built": 1, "joined": 0})
 
 
 def test_a_version_5_store_gains_the_episodes_of_its_conversations(data: Path) -> None:
@@ -200,9 +200,18 @@ def test_the_readme_commands_run_as_written(
     assert [shlex.split(line, comments=True)[:3] for line in lines] == [
         ["memory-app", "episodes", "list"],
         ["memory-app", "episodes", "show"],
+        ["memory-app", "episodes", "show"],
         ["memory-app", "episodes", "rebuild"],
+        ["memory-app", "episodes", "enrich"],
     ]
     monkeypatch.setenv("MEMORY_APP_DATA_DIR", str(data))
+    # `enrich` talks to Claude through the real SDK, its HTTP transport scripted.
+    from memory_app.episodes import enrich
+    from tests.unit.episodes.test_enrich import ANSWER
+    from tests.unit.extract.fake_anthropic import FakeMessagesAPI, make_claude, message
+
+    client = make_claude(FakeMessagesAPI(message(ANSWER))).client
+    monkeypatch.setattr(enrich, "make_enricher", lambda *_a, **_k: enrich.EpisodeEnricher(client))
     for line in lines:
         code, out, err = run(capsys, *shlex.split(line, comments=True)[1:])
         assert code == 0, f"`{line}`: {err}"

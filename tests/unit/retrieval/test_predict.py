@@ -235,3 +235,46 @@ def test_the_readme_lines_run_as_written(
 def test_a_store_path_is_read_from_the_data_dir(tmp_path: Path) -> None:
     """`predict` on an empty store answers, without a traceback."""
     assert main(["--data-dir", str(tmp_path / "d"), "predict", "--branch", "main"]) == 0
+
+
+NEEDED = "The retry budget is shared with the payments service: keep both in step."
+
+
+def test_a_predicted_memory_brings_its_linked_memory_along(
+    shop: tuple[MemoryService, dict[str, int]],
+) -> None:
+    """As context assembly does: right after the memory that needs it, marked, within
+    the limit, never twice, and never a memory the moment may not see."""
+    service, ids = shop
+    _, needed = service.remember(NEEDED, project=SHOP)
+    signals = Signals(project=SHOP, branch="feature/retry", files=("src/api/client.ts",))
+    before = predict(service, signals, 5, now=NOW)
+    assert needed.id not in [p.id for p in before]  # nothing about the file or branch
+
+    service.add_link(ids[NAMED], needed.id, "depends-on")
+    service.add_link(ids[NAMED], ids[SILENT], "related")  # both predicted: no duplicate
+    service.add_link(ids[SILENT], ids[BLOG_NAMED], "related")  # another project's
+    found = predict(service, signals, 5, now=NOW)
+    assert [p.id for p in found[:3]] == [ids[NAMED], needed.id, ids[SILENT]]
+    brought = found[1]
+    assert brought.linked_to == ids[NAMED]
+    assert brought.reasons[0] == f"linked to #{ids[NAMED]} (needed by it)"
+    assert brought.to_json()["linked_to"] == ids[NAMED]
+    assert len(found) == 5 and len({p.id for p in found}) == 5
+    assert ids[BLOG_NAMED] not in [p.id for p in found]
+    # The last prediction made room for it.
+    assert [p.id for p in found if p.linked_to is None] == [p.id for p in before[:4]]
+    assert [p.id for p in predict(service, signals, 2, now=NOW)] == [ids[NAMED], needed.id]
+
+    # The hook's path (its own sqlite3 connection, standard library only) says the same.
+    import sqlite3
+
+    assert service.db.path is not None
+    with sqlite3.connect(f"file:{service.db.path}?mode=ro", uri=True) as conn:
+        direct = predict(conn, signals, 5, now=NOW)
+    conn.close()
+    assert [(p.id, p.linked_to) for p in direct] == [(p.id, p.linked_to) for p in found]
+
+    # A removed link brings nothing any more.
+    service.remove_link(ids[NAMED], needed.id, "depends-on")
+    assert needed.id not in [p.id for p in predict(service, signals, 5, now=NOW)]
