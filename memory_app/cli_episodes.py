@@ -62,7 +62,11 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     q = inner.add_parser("enrich", help=text, description=text, parents=[common])
     q.add_argument("ids", type=int, nargs="*", metavar="ID", help="the episodes to read")
-    q.add_argument("--all", action="store_true", help="every episode Claude has not read yet")
+    q.add_argument(
+        "--all",
+        action="store_true",
+        help="every episode Claude has not read yet, or whose reading is outdated",
+    )
 
 
 def episodes(service: MemoryService, args: argparse.Namespace) -> Output:
@@ -165,7 +169,10 @@ def _line(e: EpisodeRun) -> str:
     counts += f", {e.memory_count} memories"
     if len(e.sessions) > 1:
         counts = f"{len(e.sessions)} sessions, " + counts
-    title = e.title + ("  ✦ " + e.enrichment.title if e.enrichment else "")
+    reading = e.enrichment
+    title = e.title
+    if reading is not None:
+        title += "  ✦ " + reading.title + (" (outdated)" if reading.outdated else "")
     return (
         f"{e.id:>5}  {when}  {e.outcome:<9}  {e.duration:>7}  {project}\n"
         f"       {title}\n       {counts}"
@@ -240,7 +247,13 @@ def describe(e: EpisodeRun, memories: list[EpisodeMemory]) -> str:
         c = e.enrichment
         lines += [
             "",
-            f"Claude's reading ({c.model}, {c.enriched_at[:10]}; not from the turns):",
+            f"Claude's reading ({c.model}, {c.enriched_at[:10]}; not from the turns"
+            + (
+                f"; outdated: the episode changed since, `memory-app episodes enrich {e.id}` "
+                "reads it again):"
+                if c.outdated
+                else "):"
+            ),
             f"  Title: {c.title}",
             f"  Story: {c.narrative}",
             *(f"  Lesson: {lesson}" for lesson in c.lessons),

@@ -163,7 +163,6 @@ def import_files(service: MemoryService, folder: Path) -> Output:
         "links_added": m.links_added,
         "links_left_out": done.links_left_out,
         "links_discovered": done.links_discovered,
-        "episodes_built": done.episodes_built,
         "errors": [],
     }
     lines = [
@@ -173,8 +172,7 @@ def import_files(service: MemoryService, folder: Path) -> Output:
         f"Conflicts: {len(m.conflicts_added)} added, {len(m.conflicts_updated)} resolved "
         "as in the mirror.",
         f"Conversations recorded by reference: {m.resources_added}.",
-        f"Links: {m.links_added} made by hand added; {done.links_discovered} found by "
-        f"discovery. Episodes built: {done.episodes_built}.",
+        f"Links: {m.links_added} made by hand added; {done.links_discovered} found by discovery.",
     ]
     if m.categories_added:
         lines.append(f"Categories added: {', '.join(m.categories_added)}.")

@@ -57,9 +57,11 @@ def resolve_settings(
     return Settings(data_dir=folder, db_url=url)
 
 
-# LLM-assisted retrieval (seed 000 §3.3, retrieval/assisted.py) for the MCP server and the
-# local API: off unless set to 1/true/yes/on, and then used only when an Anthropic key is
-# configured. The hooks never read it: their fast path stays offline and stdlib-only.
+# LLM-assisted retrieval (seed 000 §3.3, the package retrieval/assisted/) for the MCP
+# server's `retrieve` and `context` tools and the local API's `assisted` flag (GET
+# /memories?q=…&assisted=true, POST /context/assemble with "assisted": true): off unless
+# set to 1/true/yes/on, and then used only when an Anthropic key is configured. The hooks
+# never read it: their fast path stays offline and stdlib-only.
 ASSISTED_RETRIEVAL_ENV = "MEMORY_APP_ASSISTED_RETRIEVAL"
 _TRUE = ("1", "true", "yes", "on")
 

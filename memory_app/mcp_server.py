@@ -63,28 +63,35 @@ def _brief(r: MemoryRecord) -> dict[str, Any]:
 def build_server(service: MemoryService, assistant: RetrievalAssistant | None = None) -> MCPServer:
     """An MCP server whose tools call `service`. Tool functions run in worker threads,
     so one lock keeps the service's caches and write transactions one at a time.
-    `assistant`: `retrieve` and `context` ask Claude too (retrieval/assisted.py) and
-    their answers carry an "assisted" report."""
+    `assistant`: `retrieve` and `context` ask Claude too (the package
+    retrieval/assisted/) and their answers carry an "assisted" report; the lock is held
+    only around their store work, never while Claude answers (up to its timeout), so
+    the other tools are not kept waiting."""
     server: MCPServer = MCPServer(
         name="memory-curator", instructions=INSTRUCTIONS, version=__version__
     )
     lock = threading.Lock()
 
+    def answered(work: Callable[[], T]) -> T:
+        """`work()`, an anticipated failure of it a tool error with the reason."""
+        try:
+            return work()
+        except (ValidationError, StoreError, ValueError) as exc:
+            raise ToolError(str(exc)) from exc
+
     def call(work: Callable[[], T]) -> T:
         with lock:
-            try:
-                return work()
-            except (ValidationError, StoreError, ValueError) as exc:
-                raise ToolError(str(exc)) from exc
+            return answered(work)
 
     def flushed(work: Callable[[], T]) -> T:
         """Retrievals count as uses; write the counts now, not only at exit (a server
         killed by its client never reaches close)."""
         result = work()
-        try:
-            service.flush_access()
-        except Exception:
-            log.exception("could not record memory accesses; kept for the next try")
+        with lock:
+            try:
+                service.flush_access()
+            except Exception:
+                log.exception("could not record memory accesses; kept for the next try")
         return result
 
     @server.tool()
@@ -102,17 +109,18 @@ def build_server(service: MemoryService, assistant: RetrievalAssistant | None = 
                 text=task, filters=RetrievalFilters(project=project), limit=limit
             )
             if assistant is not None:
-                found = assisted.retrieve(service, query, assistant, record_access=True)
+                found = assisted.retrieve(service, query, assistant, record_access=True, guard=lock)
                 results, report["assisted"] = found.results, found.assistance.to_json()
             else:
-                results = service.retrieve(query, record_access=True)
+                with lock:
+                    results = service.retrieve(query, record_access=True)
             return [
                 {**_brief(r.record), "score": round(r.score, 4), "why": r.breakdown.describe()}
                 for r in results
             ]
 
         report: dict[str, Any] = {}
-        return {"results": call(lambda: flushed(work)), **report}
+        return {"results": answered(lambda: flushed(work)), **report}
 
     @server.tool()
     def context(
@@ -124,7 +132,9 @@ def build_server(service: MemoryService, assistant: RetrievalAssistant | None = 
         def work() -> dict[str, Any]:
             request = ContextRequest(task=task, project=project, budget=budget)
             if assistant is not None:
-                built = assisted.context(service, request, assistant, record_access=True)
+                built = assisted.context(
+                    service, request, assistant, record_access=True, guard=lock
+                )
                 return {
                     "context": built.render(),
                     "used_tokens": built.used,
@@ -132,7 +142,8 @@ def build_server(service: MemoryService, assistant: RetrievalAssistant | None = 
                     "item_ids": built.plan.item_ids,
                     "assisted": built.assistance.to_json(),
                 }
-            plan = service.build_context(request, record_access=True)
+            with lock:
+                plan = service.build_context(request, record_access=True)
             return {
                 "context": plan.render(),
                 "used_tokens": plan.used,
@@ -140,7 +151,7 @@ def build_server(service: MemoryService, assistant: RetrievalAssistant | None = 
                 "item_ids": plan.item_ids,
             }
 
-        return call(lambda: flushed(work))
+        return answered(lambda: flushed(work))
 
     @server.tool()
     def remember(

@@ -7,6 +7,8 @@ each function gets checked arguments and returns the response's JSON.
 from __future__ import annotations
 
 import logging
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +18,7 @@ from memory_app.domain.maintenance import DECISIONS
 from memory_app.domain.records import MemoryRecord
 
 if TYPE_CHECKING:
+    from memory_app.retrieval.assisted import Assistance, RetrievalAssistant
     from memory_app.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -29,11 +32,28 @@ KEEP_CHOICES = {
     "outdated": "mark_outdated",
 }
 SEARCH_PAGE = 200  # memories read per step when a filter the search lacks thins them
+ASSISTED_OFF = (
+    "MEMORY_APP_ASSISTED_RETRIEVAL is not on where this server runs (set it to 1, with an "
+    "Anthropic API key, before `memory-app serve` or the app starts)"
+)
 
 
-def health(service: MemoryService, args: dict[str, Any], authenticated: bool) -> Any:
+@dataclass(frozen=True)
+class Call:
+    """What a handler knows of a request besides its arguments: whether the caller sent
+    the right token, and the server's retrieval assistant (None: assisted retrieval is
+    off for this server, retrieval/assisted/configured.py)."""
+
+    authenticated: bool
+    assistant: RetrievalAssistant | None = None
+    # Held around store work by a handler that asks Claude (the server does not hold
+    # its lock for such a request); a no-op otherwise.
+    guard: AbstractContextManager[Any] = field(default_factory=nullcontext)
+
+
+def health(service: MemoryService, args: dict[str, Any], call: Call) -> Any:
     """Without a token: a bare "the server answers". With it: version and counts."""
-    if not authenticated:
+    if not call.authenticated:
         return {"status": "ok"}
     stats = service.get_stats()
     return {
@@ -51,10 +71,18 @@ def health(service: MemoryService, args: dict[str, Any], authenticated: bool) ->
     }
 
 
-def memories(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
+def memories(service: MemoryService, args: dict[str, Any], call: Call) -> Any:
     """`memory-app search` when `q` is given (best first), else `memory-app list`
     (newest first); `project` (its memories and global ones, as `retrieve --project`)
-    and, for a search, `branch` thin the results before the page is cut."""
+    and, for a search, `branch` thin the results before the page is cut. With
+    `assisted`, a search is `memory-app retrieve --assisted`'s ranking, and the answer
+    says under "assisted" what Claude did, or why the plain search came back instead."""
+    if args["assisted"]:
+        return _assisted_memories(service, args, call)
+    return _memories(service, args)
+
+
+def _memories(service: MemoryService, args: dict[str, Any]) -> dict[str, Any]:
     q, project, branch = args["q"] or "", args["project"], args["branch"]
     limit, offset = args["limit"], args["offset"]
     status, category = args["status"], args["category"]
@@ -82,6 +110,57 @@ def memories(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
         "limit": limit,
         "mode": "search" if q.strip() else "list",
     }
+
+
+def _assisted_memories(service: MemoryService, args: dict[str, Any], call: Call) -> dict[str, Any]:
+    """The search with Claude's help; the plain search (the answer without `assisted`)
+    whenever Claude cannot help, with the reason."""
+    from memory_app.domain.retrieval import MAX_LIMIT, RetrievalFilters, RetrievalQuery
+    from memory_app.retrieval import assisted
+
+    q, offset, limit = (args["q"] or "").strip(), args["offset"], args["limit"]
+    assistant = call.assistant
+    if not q:
+        report = _off(assisted.NO_TASK)
+    elif assistant is None:
+        report = _off(ASSISTED_OFF)
+    elif offset + limit > MAX_LIMIT:
+        raise ValueError(f"with assisted, offset + limit may be at most {MAX_LIMIT}")
+    else:
+        category = args["category"]
+        filters = RetrievalFilters(
+            categories=(category,) if category else (),
+            project=args["project"],
+            statuses=(args["status"],),
+        )
+        query = RetrievalQuery(text=q, filters=filters, limit=offset + limit)
+        # Uses are noted only of what is answered: a fallback answers the plain search.
+        found = assisted.retrieve(service, query, assistant, record_access=False, guard=call.guard)
+        report = found.assistance
+        if report.used:
+            branch = args["branch"]
+            kept = [r for r in found.results if branch is None or r.record.branch == branch]
+            kept = kept[offset : offset + limit]
+            with call.guard:
+                service.access_log.note(r.record.id for r in kept)
+                _flush(service)
+            return {
+                "memories": [{**_memory_json(r.record), "score": round(r.score, 4)} for r in kept],
+                "offset": offset,
+                "limit": limit,
+                "mode": "search",
+                "assisted": report.to_json(),
+            }
+    with call.guard:
+        plain = _memories(service, args)
+    return {**plain, "assisted": report.to_json()}
+
+
+def _off(reason: str) -> Assistance:
+    """The report of a request that asked for assisted retrieval and got the plain one."""
+    from memory_app.retrieval.assisted import Assistance
+
+    return Assistance(used=False, fallback=reason)
 
 
 def _filtered(page: Any, keep: Any, offset: int, limit: int) -> list[MemoryRecord]:
@@ -121,8 +200,10 @@ def _scope(branch: str | None, base: list[str] | None) -> BranchScope | None:
     return BranchScope.working_on(named, bases)
 
 
-def assemble(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
-    """`memory-app context TASK --budget N --project P --branch B --session S --json`."""
+def assemble(service: MemoryService, args: dict[str, Any], call: Call) -> Any:
+    """`memory-app context TASK --budget N --project P --branch B --session S --json`,
+    and with `assisted` its `--assisted`: the answer says under "assisted" what Claude
+    did, or why the context is the one built without it."""
     from memory_app.cli_retrieval import plan_json
     from memory_app.retrieval.context import ContextRequest
 
@@ -134,12 +215,31 @@ def assemble(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
         branch=_scope(args["branch"], args["base_branches"]),
         conversation=args["conversation"],
     )
-    plan = service.build_context(request, record_access=True)
-    _flush(service)
-    return plan_json(plan)
+    if not args["assisted"]:
+        plan = service.build_context(request, record_access=True)
+        _flush(service)
+        return plan_json(plan)
+    from memory_app.retrieval import assisted
+
+    if call.assistant is None:
+        plan = service.build_context(request, record_access=True)
+        built = assisted.AssistedContext(plan, _off(ASSISTED_OFF))
+    else:
+        built = assisted.context(
+            service, request, call.assistant, record_access=True, guard=call.guard
+        )
+    with call.guard:
+        _flush(service)
+    return {
+        **plan_json(built.plan),
+        "used_tokens": built.used,
+        "remaining_tokens": built.plan.budget - built.used,
+        "context": built.render(),
+        "assisted": built.assistance.to_json(),
+    }
 
 
-def predict(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
+def predict(service: MemoryService, args: dict[str, Any], _call: Call) -> Any:
     """Memories for the signals of the moment (files, branch, last error, project, time),
     before any prompt: the predictive ranker of retrieval/predict.py, with its reasons."""
     from memory_app.retrieval.predict import predict as ranked
@@ -161,7 +261,7 @@ def _moment(value: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def consolidate(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
+def consolidate(service: MemoryService, args: dict[str, Any], _call: Call) -> Any:
     """`memory-app maintenance run KIND [--dry-run] [--review] --json`, a dry run unless
     `dry_run` is false; the proposed changes of the run come back with it."""
     from memory_app.cli_maintenance import run_json
@@ -186,7 +286,7 @@ def _daily_backup(service: MemoryService) -> None:
         log.warning("the daily backup was not taken: %s", exc)
 
 
-def resolve(service: MemoryService, args: dict[str, Any], _auth: bool) -> Any:
+def resolve(service: MemoryService, args: dict[str, Any], _call: Call) -> Any:
     """`memory-app conflicts resolve ID --keep WHICH | --merge TEXT [--note TEXT]`."""
     keep, merge = args["keep"], args["merge"]
     if (keep is None) == (merge is None):

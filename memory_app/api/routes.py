@@ -17,7 +17,7 @@ from memory_app.domain.records import ITEM_STATUSES
 if TYPE_CHECKING:
     from memory_app.service import MemoryService
 
-Handler = Callable[["MemoryService", dict[str, Any], bool], Any]
+Handler = Callable[["MemoryService", dict[str, Any], endpoints.Call], Any]
 
 DEFAULT_PORT = 7410  # `memory-app serve` and the app's Settings; `--port` changes it
 DEFAULT_BUDGET = 2000
@@ -41,6 +41,12 @@ def _words(description: str) -> dict[str, Any]:
 BRANCH = _text("only what that git branch sees: its own memories and the base ones")
 BASE_BRANCHES = _words("the default branch(es) every branch sees (default: main and master)")
 PROJECT = _text("the project's folder: its memories and global ones")
+ASSISTED = (
+    "ask Claude too (LLM-assisted retrieval, as the CLI's --assisted) when the server runs "
+    "with MEMORY_APP_ASSISTED_RETRIEVAL=1 and an Anthropic API key; the answer's "
+    '"assisted" says what Claude did, or under "fallback" why the answer is the one '
+    "without it"
+)
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,7 @@ ROUTES: tuple[Route, ...] = (
                 "page size",
             ),
             _query("offset", {"type": "integer", "minimum": 0, "default": 0}, "page start"),
+            _query("assisted", {"type": "boolean", "default": False}, ASSISTED + " (with q)"),
         ],
     ),
     Route(
@@ -140,6 +147,7 @@ ROUTES: tuple[Route, ...] = (
                     "characters) or a conversation's number: its chunk summaries fill what "
                     "the memories leave of the budget",
                 },
+                "assisted": {"type": "boolean", "default": False, "description": ASSISTED},
             },
         },
         errors=(404,),

@@ -58,13 +58,25 @@ def check_query(parameters: list[dict[str, Any]], query: dict[str, list[str]]) -
         if len(values) > 1:
             raise RequestError(400, f"parameter {name!r} is given more than once")
         value: Any = values[0]
-        if _types(field) & {"integer"}:
+        if _types(field) & {"boolean"}:
+            value = _flag(name, value)
+        elif _types(field) & {"integer"}:
             try:
                 value = int(value)
             except ValueError:
                 raise RequestError(400, f"parameter {name!r} must be a whole number") from None
         checked[name] = check_value(field, value, name)
     return checked
+
+
+def _flag(name: str, value: str) -> bool:
+    """A boolean query parameter: true/false (or 1/0, yes/no), any case."""
+    word = value.strip().lower()
+    if word in ("true", "1", "yes"):
+        return True
+    if word in ("false", "0", "no"):
+        return False
+    raise RequestError(400, f"parameter {name!r} must be true or false; got {value!r}")
 
 
 def check_value(field: dict[str, Any], value: Any, name: str) -> Any:

@@ -10,14 +10,16 @@ import json
 import logging
 import socketserver
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 from memory_app import __version__
 from memory_app.api import token as tokens
+from memory_app.api.endpoints import Call
 from memory_app.api.routes import DEFAULT_PORT, ROUTES, Route, openapi
 from memory_app.api.schema import RequestError, check_body, check_query
 from memory_app.domain.validation import ValidationError
@@ -25,6 +27,7 @@ from memory_app.store.errors import NotFoundError, StoreError
 
 if TYPE_CHECKING:
     from memory_app.config import Settings
+    from memory_app.retrieval.assisted import RetrievalAssistant
     from memory_app.service import MemoryService
 
 log = logging.getLogger(__name__)
@@ -35,13 +38,22 @@ REQUEST_TIMEOUT = 30  # seconds a client may take to send a request
 
 
 class ApiServer(ThreadingHTTPServer):
-    """Serves ROUTES over `service`; `port` 0 picks a free one (see `port`)."""
+    """Serves ROUTES over `service`; `port` 0 picks a free one (see `port`).
+    `assistant`: what answers a request for assisted retrieval (None: it is off, and
+    such a request gets the offline answer saying so); closed when the server stops."""
 
     daemon_threads = True
 
-    def __init__(self, service: MemoryService, token: str, port: int) -> None:
+    def __init__(
+        self,
+        service: MemoryService,
+        token: str,
+        port: int,
+        assistant: RetrievalAssistant | None = None,
+    ) -> None:
         self.service = service
         self.token = token
+        self.assistant = assistant
         self.lock = threading.Lock()
         self.owns_service = False  # start_background's: closed when the server stops
         self._thread: threading.Thread | None = None
@@ -72,6 +84,9 @@ class ApiServer(ThreadingHTTPServer):
             self._thread.join()
             self._thread = None
         self.server_close()
+        if self.assistant is not None:
+            self.assistant.close()
+            self.assistant = None
         if self.owns_service:
             self.owns_service = False
             self.service.close()
@@ -185,9 +200,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _call(self, route: Route, args: dict[str, Any], authenticated: bool) -> Any:
         assert route.handler is not None
-        with self.server.lock:
+        # Asking Claude takes seconds: such a request holds the lock only around its store
+        # work (the handler takes `call.guard`), so other requests are not held up.
+        asks_claude = bool(args.get("assisted")) and self.server.assistant is not None
+        lock: AbstractContextManager[Any] = nullcontext() if asks_claude else self.server.lock
+        guard: AbstractContextManager[Any] = self.server.lock if asks_claude else nullcontext()
+        with lock:
             try:
-                return route.handler(self.server.service, args, authenticated)
+                call = Call(authenticated, self.server.assistant, guard)
+                return route.handler(self.server.service, args, call)
             except NotFoundError as exc:
                 raise RequestError(404, str(exc)) from None
             except ValidationError as exc:
@@ -219,10 +240,35 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
 
-def make_server(service: MemoryService, data_dir: Path, port: int = DEFAULT_PORT) -> ApiServer:
-    """A server on 127.0.0.1:`port` with the data folder's token (made on first use).
-    OSError when the port is taken or the token file cannot be written."""
-    return ApiServer(service, tokens.load_or_create(data_dir), port)
+def make_server(
+    service: MemoryService,
+    data_dir: Path,
+    port: int = DEFAULT_PORT,
+    assistant: RetrievalAssistant | Literal["from settings"] | None = "from settings",
+) -> ApiServer:
+    """A server on 127.0.0.1:`port` with the data folder's token (made on first use) and,
+    unless given, the retrieval assistant the settings give (server_assistant). OSError
+    when the port is taken or the token file cannot be written."""
+    helper = server_assistant() if isinstance(assistant, str) else assistant
+    try:
+        return ApiServer(service, tokens.load_or_create(data_dir), port, helper)
+    except BaseException:
+        if helper is not None:
+            helper.close()
+        raise
+
+
+def server_assistant() -> RetrievalAssistant | None:
+    """The assistant for requests asking for assisted retrieval when
+    MEMORY_APP_ASSISTED_RETRIEVAL is on, else None. The setting is read first: the
+    Anthropic SDK is imported only when it is on (it costs half a second at startup)."""
+    from memory_app.config import assisted_retrieval_enabled
+
+    if not assisted_retrieval_enabled():
+        return None
+    from memory_app.retrieval.assisted import configured_assistant
+
+    return configured_assistant()
 
 
 def start_background(settings: Settings, port: int = DEFAULT_PORT) -> ApiServer:

@@ -2,8 +2,9 @@
 wrong and what the assistant concluded, read from the turns as the episode builder reads
 them (memory_app/episodes) and tagged with the offline extractor's topic words.
 
-Deterministic and linear in the number of turns: a migration builds the chunks of every
-stored conversation in one go, and extraction builds them again for each request.
+Deterministic and linear in the number of turns (about 0.2 ms a turn): an import builds
+a conversation's chunks, reading one stored before them builds them on the spot, and a
+Claude extraction builds them once for all its requests.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
-from memory_app.domain.budget import estimate_tokens
+from memory_app.domain.budget import CHARS_PER_TOKEN, estimate_tokens
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.episodes.builder import build_episode, condensed_goal, shorten
 from memory_app.extract.sentences import is_injected_turn, sentences, strip_injected
@@ -166,7 +167,9 @@ def _said(turns: Sequence[Turn]) -> str | None:
 def _join(parts: Sequence[str], limit: int) -> str:
     """Parts joined with "; " within `limit`: when they do not all fit, the first ones
     that do, how many were left out, and the last one (a later request often settles
-    what the earlier ones asked)."""
+    what the earlier ones asked). A part's closing full stop goes: "a; b", not "a.; b"."""
+    if len(parts) > 1:
+        parts = [p[:-1] if p.endswith(".") and not p.endswith("..") else p for p in parts]
     text = "; ".join(parts)
     if len(text) <= limit or len(parts) < 3:
         return shorten(text, limit)
@@ -272,66 +275,140 @@ def rolling_summary(
     """The chunks as one text: the latest `max_chunks` whole, the older ones merged into
     one "Earlier:" part of their headlines (seed 003: "Earlier: {summary1}\\n\\nThen:
     {summary2}"); topics deduplicated. Over `max_tokens`, the oldest parts shrink to
-    their headlines first, then leave (counted in the "Earlier" part)."""
+    their headlines first, then leave (counted in the "Earlier" part).
+
+    Linear in the chunks (it runs for every request of a long conversation): the
+    shrinking is worked out on lengths, and the text written once."""
     if not chunks:
         return RollingSummary("", (), 0, 0, None)
-    older = list(chunks[: len(chunks) - max_chunks]) if len(chunks) > max_chunks else []
-    recent = list(chunks[len(older) :])
-    parts: list[str] = [c.summary for c in recent]
-    headlines: list[str] = [c.headline for c in recent]
-    merged = [c.headline for c in older]
-    keep_goal = [not older]  # the first chunk (what the conversation set out to do) is a part
-    left_out = 0
+    older = chunks[: max(len(chunks) - max_chunks, 0)]
+    shrinking = _Shrinking(older, chunks[len(older) :])
+    limit = max_tokens * CHARS_PER_TOKEN  # estimate_tokens(text) <= max_tokens
+    while shrinking.length() > limit and shrinking.step():
+        pass
+    text = shrinking.render()
+    if len(text) > limit:  # nothing left to shrink or leave out
+        text = shorten(text, max(limit - 1, 1))
+    topics: dict[str, None] = {}  # ordered and deduplicated
+    for chunk in chunks:
+        if len(topics) >= MAX_ROLLING_TOPICS:
+            break
+        topics.update(dict.fromkeys(chunk.key_topics))
+    return RollingSummary(
+        text=text,
+        topics=tuple(topics)[:MAX_ROLLING_TOPICS],
+        chunks=len(chunks),
+        merged=len(older),
+        turn_end=chunks[-1].turn_end,
+    )
 
-    def render() -> str:
-        pieces = ([" / ".join(merged)] if merged else []) + parts
-        if left_out:
-            gap = f"({left_out} chunks not shown)"
+
+class _Shrinking:
+    """A rolling summary's parts as they shrink, one step at a time, with the length of
+    their text kept up to date (the text is rendered once, at the end).
+
+    The "Earlier" part holds the older chunks' headlines: the first (the goal) and
+    those from `_next` on. The recent chunks are parts: the goal's (while `_goal`) and
+    those from `_first` on, each whole or (`_short`) its headline."""
+
+    def __init__(
+        self, older: Sequence[ConversationChunk], recent: Sequence[ConversationChunk]
+    ) -> None:
+        self._merged = [c.headline for c in older]
+        self._merged_first = bool(older)
+        self._next = 1
+        self._merged_chars = sum(len(h) for h in self._merged)
+        self._summaries = [c.summary for c in recent]
+        self._headlines = [c.headline for c in recent]
+        self._short = [False] * len(recent)
+        self._goal = not older  # the first chunk (what the conversation set out to do)
+        self._first = 1 if self._goal else 0
+        self._parts_chars = sum(len(s) for s in self._summaries)
+        self._to_shorten = 0  # the next part (not the latest) to cut to its headline
+        self.left_out = 0
+
+    def _merged_count(self) -> int:
+        return self._merged_first + max(len(self._merged) - self._next, 0)
+
+    def _part_indexes(self) -> list[int]:
+        return ([0] if self._goal else []) + list(range(self._first, len(self._summaries)))
+
+    def _part(self, index: int) -> str:
+        return (self._headlines if self._short[index] else self._summaries)[index]
+
+    def _gap(self) -> str:
+        return f"({self.left_out} chunks not shown)"
+
+    def length(self) -> int:
+        """len(self.render()), worked out from the counts."""
+        count = self._goal + len(self._summaries) - self._first
+        chars = self._parts_chars
+        gap = len(self._gap()) if self.left_out else 0
+        merged = self._merged_count()
+        if merged:
+            chars += self._merged_chars + 3 * (merged - 1) + (gap + 3 if gap else 0)
+            count += 1
+        elif gap:
+            chars += gap
+            count += 1
+        return chars + len("Earlier: ") + (len("\n\nThen: ") * (count - 1)) if count else 0
+
+    def render(self) -> str:
+        merged = ([self._merged[0]] if self._merged_first else []) + self._merged[self._next :]
+        pieces = ([" / ".join(merged)] if merged else []) + [
+            self._part(i) for i in self._part_indexes()
+        ]
+        if self.left_out:
+            gap = self._gap()
             if not pieces:
                 pieces = [gap]
             elif merged:  # after the first headline: the goal
                 pieces[0] = " / ".join([merged[0], gap, *merged[1:]])
             else:
-                pieces.insert(1 if keep_goal[0] else 0, gap)
+                pieces.insert(1 if self._goal else 0, gap)
         labelled = [("Earlier: " if i == 0 else "Then: ") + t for i, t in enumerate(pieces)]
         return "\n\n".join(labelled)
 
-    text = render()
-    while estimate_tokens(text) > max_tokens:
-        # Shrink the oldest whole parts first, then leave them out; the goal (the first
-        # chunk's headline) and the latest chunk are the last to go.
-        longer = next((i for i in range(len(parts) - 1) if parts[i] != headlines[i]), None)
-        goal = 1 if keep_goal[0] else 0
-        if longer is not None:
-            parts[longer] = headlines[longer]
-        elif len(merged) > 1:
-            merged.pop(1)
-            left_out += 1
-        elif len(parts) > 1 + goal:
-            parts.pop(goal)
-            headlines.pop(goal)
-            left_out += 1
-        elif parts[-1] != headlines[-1]:
-            parts[-1] = headlines[-1]
-        elif merged:
-            merged.pop(0)
-            left_out += 1
-        elif len(parts) > 1:
-            parts.pop(0)
-            headlines.pop(0)
-            keep_goal[0] = False
-            left_out += 1
+    def _shorten(self, index: int) -> None:
+        self._short[index] = True
+        self._parts_chars -= len(self._summaries[index]) - len(self._headlines[index])
+
+    def _drop_part(self, index: int) -> None:
+        self._parts_chars -= len(self._part(index))
+        self.left_out += 1
+
+    def step(self) -> bool:
+        """Shrink once: the oldest whole parts to their headlines first, then leave them
+        out; the goal (the first chunk's headline) and the latest chunk are the last to
+        go. False when nothing is left to shrink."""
+        last = len(self._summaries) - 1
+        while self._to_shorten < last:
+            index = self._to_shorten
+            self._to_shorten += 1
+            if self._summaries[index] != self._headlines[index]:
+                self._shorten(index)
+                return True
+        parts = self._goal + last + 1 - self._first
+        if self._merged_count() > 1:
+            self._merged_chars -= len(self._merged[self._next])
+            self._next += 1
+            self.left_out += 1
+        elif parts > 1 + self._goal:
+            self._drop_part(self._first)
+            self._first += 1
+        elif parts and not self._short[last] and self._summaries[last] != self._headlines[last]:
+            self._shorten(last)
+        elif self._merged_first:
+            self._merged_chars -= len(self._merged[0])
+            self._merged_first = False
+            self.left_out += 1
+        elif parts > 1:
+            if self._goal:
+                self._drop_part(0)
+                self._goal = False
+            else:
+                self._drop_part(self._first)
+                self._first += 1
         else:
-            text = shorten(text, max(max_tokens * 4 - 1, 1))
-            break
-        text = render()
-    topics: list[str] = []
-    for chunk in chunks:
-        topics += [t for t in chunk.key_topics if t not in topics]
-    return RollingSummary(
-        text=text,
-        topics=tuple(topics[:MAX_ROLLING_TOPICS]),
-        chunks=len(chunks),
-        merged=len(older),
-        turn_end=chunks[-1].turn_end,
-    )
+            return False
+        return True

@@ -10,6 +10,8 @@ headline (the requests it holds), and one that fits in no form is listed as left
 
 from __future__ import annotations
 
+import logging
+
 from sqlalchemy import Connection
 
 from memory_app.chunks.builder import (
@@ -21,6 +23,8 @@ from memory_app.chunks.builder import (
 from memory_app.chunks.store import conversation_chunks, find_conversation
 from memory_app.domain.budget import ContextEntry, ContextPlan, TierPlan, estimate_tokens
 from memory_app.episodes.store import stored_transcript
+
+log = logging.getLogger(__name__)
 
 TIER = "conversation"
 TITLE = "This conversation so far"
@@ -53,7 +57,13 @@ def chunks_of(conn: Connection, resource_id: int) -> list[ConversationChunk]:
     if chunks:
         return chunks
     transcript = stored_transcript(conn, resource_id)
-    return build_chunks(transcript) if transcript is not None else []
+    if transcript is None:
+        return []
+    try:
+        return build_chunks(transcript)
+    except Exception:  # derived data: the context goes on without the conversation
+        log.exception("Could not summarize conversation #%s", resource_id)
+        return []
 
 
 def add_conversation(conn: Connection, plan: ContextPlan, conversation: str) -> ContextPlan:

@@ -1,9 +1,8 @@
 """Chunks in the store: written when a conversation is imported or extracted again,
-built for the ones already stored (schema version 8's migration), read by extraction's
-caller, context assembly and `memory-app chunks`.
+read by context assembly and `memory-app chunks` (which build them from the turns of a
+conversation stored before schema version 8, without writing).
 
-Core SQL over named columns rather than the ORM, because the migration runs it inside
-its transaction on a store whose later columns may not exist yet.
+Core SQL over named columns rather than the ORM, as the episodes' store does.
 """
 
 from __future__ import annotations
@@ -71,18 +70,25 @@ def record_chunks(session: Session, resource_id: int | None, transcript: Transcr
         log.exception("Could not build the chunks of conversation #%s", resource_id)
 
 
-def build_all_chunks(conn: Connection, *, missing_only: bool = True) -> int:
-    """Build the chunks of every stored conversation (only of those without any when
-    `missing_only`); returns how many conversations got chunks. In the caller's
-    transaction."""
-    query = select(RESOURCE.c.id)
-    if missing_only:
-        query = query.where(RESOURCE.c.id.not_in(select(CHUNK.c.resource_id)))
+def build_all_chunks(conn: Connection) -> int:
+    """Build the chunks of every stored conversation that has text and no chunks (a
+    backfill for maintenance: reading a conversation builds its chunks anyway); returns
+    how many conversations got chunks. In the caller's transaction, one savepoint per
+    conversation: one the builder cannot read is logged and skipped, never the rest."""
+    query = (
+        select(RESOURCE.c.id)
+        .where(RESOURCE.c.id.not_in(select(CHUNK.c.resource_id)), RESOURCE.c.text != "")
+        .order_by(RESOURCE.c.id)
+    )
     built = 0
-    for (resource_id,) in conn.execute(query.order_by(RESOURCE.c.id)).all():
-        transcript = stored_transcript(conn, resource_id)
-        if transcript is not None and save_chunks(conn, resource_id, transcript):
-            built += 1
+    for (resource_id,) in conn.execute(query).all():
+        try:
+            with conn.begin_nested():
+                transcript = stored_transcript(conn, resource_id)
+                if transcript is not None and save_chunks(conn, resource_id, transcript):
+                    built += 1
+        except Exception:  # derived data: a bug in the builder must not stop the others
+            log.exception("Could not build the chunks of conversation #%s", resource_id)
     return built
 
 

@@ -29,6 +29,7 @@ from memory_app.extract.claude import message_problem
 from memory_app.extract.claude_settings import ClaudeSettings
 from memory_app.extract.credentials import NO_KEY_MESSAGE, find_api_key
 from memory_app.store.database import Database
+from memory_app.store.errors import NotFoundError
 from memory_app.store.tables import utc_now
 
 log = logging.getLogger(__name__)
@@ -192,6 +193,7 @@ class EpisodeEnricher:
             outcome_reason=answer.outcome_reason.strip(),
             model=message.model or model,
             enriched_at=utc_now().isoformat(),
+            fingerprint=run.fingerprint,
         )
         return EnrichResult(run.id, enrichment, None, self._usage(started, tokens, None))
 
@@ -250,22 +252,31 @@ def run_transcripts(conn: Connection, run: EpisodeRun) -> list[Transcript | None
 
 
 def save_enrichment(conn: Connection, episode_id: int, enrichment: Enrichment) -> None:
-    """Kept on the run's first episode, beside (never over) the offline fields."""
+    """Kept on the first episode of the run `episode_id` is in now (an import during the
+    request may have joined an earlier session), beside (never over) the offline
+    fields; its fingerprint says which run Claude read."""
+    from memory_app.episodes import store
+
+    try:
+        head = store.get_run(conn, episode_id).id
+    except NotFoundError:  # rebuilt without it meanwhile: nothing to keep it on
+        log.warning("Episode %s is gone: Claude's reading of it is not kept", episode_id)
+        return
     conn.execute(
-        update(EPISODE).where(EPISODE.c.id == episode_id).values(enrichment=enrichment.to_json())
+        update(EPISODE).where(EPISODE.c.id == head).values(enrichment=enrichment.to_json())
     )
 
 
 def runs_to_enrich(db: Database, episode_ids: Sequence[int] | None = None) -> list[EpisodeRun]:
     """The runs named (a run once, by any of its sessions' ids), or with no ids every
-    listed episode Claude has not read yet."""
+    listed episode Claude has not read yet or whose reading is outdated."""
     from memory_app.episodes import store
 
     with db.reading() as session:
         conn = session.connection()
         if episode_ids is None:
             runs = store.list_episodes(conn, limit=1 << 30)
-            runs = [r for r in runs if r.enrichment is None]
+            runs = [r for r in runs if r.enrichment is None or r.enrichment.outdated]
         else:
             runs = []
             for ident in episode_ids:

@@ -137,7 +137,10 @@ def format_duration(seconds: int | None) -> str:
 @dataclass(frozen=True)
 class Enrichment:
     """Claude's reading of an episode (episodes/enrich.py), kept beside the offline facts
-    and shown as Claude's: it never replaces what the turns show."""
+    and shown as Claude's: it never replaces what the turns show. `fingerprint` is the
+    run's (its sessions and their content) when Claude read it: once the run has changed
+    (a session joined or left, a conversation grew) the reading is `outdated`, shown as
+    such and offered to Claude again."""
 
     title: str
     narrative: str  # one paragraph: the arc from goal through obstacles to the end
@@ -146,8 +149,11 @@ class Enrichment:
     outcome_reason: str
     model: str
     enriched_at: str  # ISO 8601
+    fingerprint: str = ""  # of the run read; "" when read before fingerprints were kept
+    outdated: bool = False  # set when read: the run is no longer the one Claude read
 
     def to_json(self) -> dict[str, Any]:
+        """As stored (`outdated` is not: it is worked out when the episode is read)."""
         return {
             "title": self.title,
             "narrative": self.narrative,
@@ -156,6 +162,7 @@ class Enrichment:
             "outcome_reason": self.outcome_reason,
             "model": self.model,
             "enriched_at": self.enriched_at,
+            "fingerprint": self.fingerprint,
         }
 
     @classmethod
@@ -168,4 +175,5 @@ class Enrichment:
             str(data.get("outcome_reason", "")),
             str(data.get("model", "")),
             str(data.get("enriched_at", "")),
+            str(data.get("fingerprint", "")),
         )

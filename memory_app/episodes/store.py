@@ -8,12 +8,23 @@ store of version 5 inside its transaction, where later columns do not exist yet.
 
 from __future__ import annotations
 
+import hashlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    delete,
+    func,
+    insert,
+    null,
+    or_,
+    select,
+    update,
+)
 from sqlmodel import Session
 
 from memory_app.domain.rendering import turn_text
@@ -99,15 +110,17 @@ def save_episode(conn: Connection, resource_id: int, transcript: Transcript) -> 
 
 def record_episode(session: Session, resource_id: int | None, transcript: Transcript) -> None:
     """The import's hook: the episode is derived data, so a failure to build it is logged
-    and never costs the conversation (`memory-app episodes rebuild` tries again)."""
+    and never costs the conversation (`memory-app episodes rebuild` tries again). The
+    runs around it are joined again whether it was stored or deleted (a deleted run head
+    must not leave its sessions pointing at it)."""
     if resource_id is None:
         return
     try:
         with session.begin_nested():
             conn = session.connection()
-            if save_episode(conn, resource_id, transcript):
-                since = transcript.started_at or _turns_start(transcript)
-                rebuild_runs(conn, project=transcript.project, since=since)
+            save_episode(conn, resource_id, transcript)
+            since = transcript.started_at or _turns_start(transcript)
+            rebuild_runs(conn, project=transcript.project, since=since)
     except Exception:  # any bug in the builder must not lose an import
         log.exception("Could not build the episode of conversation #%s", resource_id)
 
@@ -191,25 +204,41 @@ def build_episodes(conn: Connection, *, missing_only: bool = True) -> int:
 
 def _opening_texts(conn: Connection, resource_ids: list[int]) -> dict[int, str]:
     """The start of each conversation's first turns, lower-cased: enough to see Claude
-    Code's continuation summary without reading whole conversations."""
-    if not resource_ids:
-        return {}
-    opening = func.lower(
-        func.substr(RESOURCE.c.text, TURN.c.start + 1, len(CONTINUED_OPENING) + 20)
-    )
-    rows = conn.execute(
-        select(TURN.c.resource_id, opening)
-        .join(RESOURCE, RESOURCE.c.id == TURN.c.resource_id)
-        .where(TURN.c.resource_id.in_(resource_ids), TURN.c.position < OPENING_TURNS)
-        .order_by(TURN.c.resource_id, TURN.c.position)
-    ).all()
+    Code's continuation summary. Each conversation's text is read once, up to the end of
+    its first turns (SQLite loads a whole value for substr, so one call per turn would
+    read it again for every turn)."""
     found: dict[int, str] = {}
-    for resource_id, text in rows:
-        found[resource_id] = found.get(resource_id, "") + "\n" + (text or "")
+    size = len(CONTINUED_OPENING) + 20
+    for chunk in _chunks(resource_ids):
+        spans: dict[int, list[tuple[int, int]]] = {}
+        for resource_id, start, end in conn.execute(
+            select(TURN.c.resource_id, TURN.c.start, TURN.c.end)
+            .where(TURN.c.resource_id.in_(chunk), TURN.c.position < OPENING_TURNS)
+            .order_by(TURN.c.resource_id, TURN.c.position)
+        ).all():
+            spans.setdefault(resource_id, []).append((start, end))
+        if not spans:
+            continue
+        reach = max(start + size for turns in spans.values() for start, _ in turns)
+        for resource_id, head in conn.execute(
+            select(RESOURCE.c.id, func.substr(RESOURCE.c.text, 1, reach)).where(
+                RESOURCE.c.id.in_(list(spans))
+            )
+        ).all():
+            text = head or ""
+            found[resource_id] = "".join(
+                "\n" + text[start : min(end, start + size)].lower()
+                for start, end in spans[resource_id]
+            )
     return found
 
 
-def _session_facts(conn: Connection, project: str | None, since: datetime | None) -> Any:
+def _chunks(ids: list[int], size: int = 200) -> list[list[int]]:
+    """Bound parameter lists short enough for any SQLite build."""
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+def _window_query(project: str | None) -> Any:
     query = select(
         EPISODE.c.id,
         EPISODE.c.resource_id,
@@ -218,16 +247,54 @@ def _session_facts(conn: Connection, project: str | None, since: datetime | None
         EPISODE.c.started_at,
         EPISODE.c.ended_at,
         EPISODE.c.run_id,
+        EPISODE.c.run_reason,
+        EPISODE.c.run_from_turn,
         RESOURCE.c.project,
         RESOURCE.c.branch,
         RESOURCE.c.session_id,
     ).join(RESOURCE, RESOURCE.c.id == EPISODE.c.resource_id)
     if project is not None:
         query = query.where(RESOURCE.c.project == project)
-    if since is not None:
-        query = query.where(EPISODE.c.started_at >= since - LONGEST_SESSION - MAX_GAP)
-    rows = conn.execute(query.where(RESOURCE.c.project.is_not(None))).all()
-    openings = _opening_texts(conn, [r.resource_id for r in rows])
+    return query.where(RESOURCE.c.project.is_not(None))
+
+
+def _window_rows(conn: Connection, project: str | None, since: datetime | None) -> list[Any]:
+    """The episodes whose run may change when a session starting at `since` comes or
+    goes: those a session that late may carry on (from `since` less the longest session
+    and gap) up to the ones that may carry it on (`since` plus as much), and further up
+    to the last session of any run that reaches into those (its head may change). Every
+    episode in between is read, so the rule sees each one's neighbours as a full
+    rebuild would; the episodes later than that keep their candidates and their run."""
+    query = _window_query(project)
+    if since is None:
+        return list(conn.execute(query).all())
+    reach = LONGEST_SESSION + MAX_GAP
+    lower, upper = since - reach, since + reach
+    rows = conn.execute(
+        query.where(EPISODE.c.started_at >= lower, EPISODE.c.started_at <= upper)
+    ).all()
+    runs = sorted({r.run_id for r in rows if r.run_id is not None} | {r.id for r in rows})
+    latest = [
+        conn.execute(
+            select(func.max(EPISODE.c.started_at)).where(EPISODE.c.run_id.in_(chunk))
+        ).scalar_one_or_none()
+        for chunk in _chunks(runs)
+    ]
+    last = max((t for t in latest if t is not None), default=None)
+    if last is not None and last > upper:
+        more = conn.execute(
+            query.where(EPISODE.c.started_at > upper, EPISODE.c.started_at <= last)
+        ).all()
+        rows = [*rows, *more]
+    return list(rows)
+
+
+def _session_facts(
+    conn: Connection, project: str | None, since: datetime | None
+) -> list[tuple[Any, SessionFacts]]:
+    rows = _window_rows(conn, project, since)
+    later = [r.resource_id for r in rows if _recomputed(r, since)]
+    openings = _opening_texts(conn, later)  # only a later session's opening is read
     facts = []
     for row in rows:
         changed = frozenset(
@@ -254,74 +321,143 @@ def _session_facts(conn: Connection, project: str | None, since: datetime | None
     return facts
 
 
-def _own_first_turn(conn: Connection, resource_id: int, after: datetime | None) -> int | None:
-    """The first turn of a resumed conversation that is its own: the turns before it were
-    copied in from the session it resumes (their timestamps are that session's)."""
-    if after is None:
-        return None
-    first = conn.execute(
-        select(func.min(TURN.c.position)).where(
-            TURN.c.resource_id == resource_id, TURN.c.timestamp > after
-        )
-    ).scalar_one_or_none()
-    return int(first) if first not in (None, 0) else None
+def _recomputed(row: Any, since: datetime | None) -> bool:
+    """Whether the episode's run is worked out again (before `since`: it is context)."""
+    return since is None or (row.started_at is not None and row.started_at >= since)
+
+
+def _own_first_turns(
+    conn: Connection, resumed: dict[int, datetime | None]
+) -> dict[int, int | None]:
+    """The first turn of each resumed conversation that is its own, by resource id: the
+    turns before it were copied in from the session it resumes (their timestamps are that
+    session's, `resumed[resource_id]` its end). One grouped query per 100 conversations."""
+    known = {r: after for r, after in resumed.items() if after is not None}
+    found: dict[int, int | None] = dict.fromkeys(resumed)
+    ids = sorted(known)
+    for chunk in _chunks(ids, 100):
+        rows = conn.execute(
+            select(TURN.c.resource_id, func.min(TURN.c.position))
+            .where(
+                or_(*(and_(TURN.c.resource_id == r, TURN.c.timestamp > known[r]) for r in chunk))
+            )
+            .group_by(TURN.c.resource_id)
+        ).all()
+        for resource_id, first in rows:
+            found[resource_id] = int(first) if first not in (None, 0) else None
+    return found
 
 
 def rebuild_runs(
     conn: Connection, *, project: str | None = None, since: datetime | None = None
 ) -> int:
     """Join the stored episodes into runs of sessions (episodes/runs.py), for one project
-    or all, from `since` on (an import reads a few days around its conversation; the
-    episodes before keep their stored run). Returns how many episodes continue a run."""
+    or all; with `since`, only around a session starting then (`_window_rows`: an import
+    reads a few days around its conversation; the episodes before `since` keep their
+    stored run). Claude's reading of a run follows it to its new first episode. Returns
+    how many episodes continue a run."""
     by_project: dict[str, list[tuple[Any, SessionFacts]]] = {}
     for row, facts in _session_facts(conn, project, since):
         by_project.setdefault(row.project, []).append((row, facts))
     joined_count = 0
+    touched: set[int] = set()
     for members in by_project.values():
         rows = {facts.episode_id: row for row, facts in members}
         ends = {facts.episode_id: facts.ended_at for _, facts in members}
         joined = find_runs([facts for _, facts in members])
         fixed = {  # before `since`: their stored run is the context, not recomputed
-            i: (r.run_id or i)
-            for i, r in rows.items()
-            if since is not None and (r.started_at is None or r.started_at < since)
+            i: (r.run_id or i) for i, r in rows.items() if not _recomputed(r, since)
         }
+        resumed = {
+            rows[i].resource_id: ends[previous]
+            for i, (_, previous, _) in joined.items()
+            if i not in fixed
+        }
+        own_first = _own_first_turns(conn, resumed)
+        heads = {fixed.get(head, head) for head, _, _ in joined.values()}
         for episode_id, row in rows.items():
+            touched.update(i for i in (episode_id, row.run_id) if i is not None)
             if episode_id in fixed:
                 continue
             found = joined.get(episode_id)
             if found is None:
-                values: dict[str, Any] = {"run_id": None, "run_reason": None}
-                values["run_from_turn"] = None
+                values: dict[str, Any] = {
+                    "run_id": episode_id if episode_id in heads else None,
+                    "run_reason": None,
+                    "run_from_turn": None,
+                }
             else:
-                head, previous, reason = found
+                head, _, reason = found
                 values = {
                     "run_id": fixed.get(head, head),
                     "run_reason": reason,
-                    "run_from_turn": _own_first_turn(conn, row.resource_id, ends[previous]),
+                    "run_from_turn": own_first[row.resource_id],
                 }
                 joined_count += 1
-            conn.execute(update(EPISODE).where(EPISODE.c.id == episode_id).values(**values))
-    _mark_heads(conn)
+            touched.update(i for i in (values["run_id"],) if i is not None)
+            if (row.run_id, row.run_reason, row.run_from_turn) != tuple(values.values()):
+                conn.execute(update(EPISODE).where(EPISODE.c.id == episode_id).values(**values))
+    scope = None if since is None else sorted(touched)
+    _mark_heads(conn, scope)
+    _move_readings(conn, scope)
     return joined_count
 
 
-def _mark_heads(conn: Connection) -> None:
+def _mark_heads(conn: Connection, scope: list[int] | None = None) -> None:
     """A run's first episode carries the run's id too; an episode no other continues
-    stands alone (run_id None), so `run_id = id` always means "the first of a run"."""
-    members = select(EPISODE.c.run_id).where(
-        EPISODE.c.run_id.is_not(None), EPISODE.c.run_id != EPISODE.c.id
+    stands alone (run_id None), so `run_id = id` always means "the first of a run".
+    `scope`: only these episodes can have changed (None: all)."""
+    member = EPISODE.alias("member")
+    has_members = (
+        select(member.c.id)
+        .where(member.c.run_id == EPISODE.c.id, member.c.id != EPISODE.c.id)
+        .exists()
     )
-    conn.execute(
-        update(EPISODE)
-        .where(EPISODE.c.id.in_(members))
-        .values(run_id=EPISODE.c.id, run_reason=None, run_from_turn=None)
-    )
-    conn.execute(
-        update(EPISODE)
-        .where(EPISODE.c.run_id == EPISODE.c.id, EPISODE.c.id.not_in(members))
-        .values(run_id=None)
-    )
+    for chunk in [None] if scope is None else _chunks(scope):
+        where = [] if chunk is None else [EPISODE.c.id.in_(chunk)]
+        conn.execute(
+            update(EPISODE)
+            .where(
+                *where,
+                has_members,
+                or_(EPISODE.c.run_id.is_(None), EPISODE.c.run_id != EPISODE.c.id),
+            )
+            .values(run_id=EPISODE.c.id, run_reason=None, run_from_turn=None)
+        )
+        conn.execute(
+            update(EPISODE)
+            .where(*where, EPISODE.c.run_id == EPISODE.c.id, ~has_members)
+            .values(run_id=None)
+        )
+
+
+def _move_readings(conn: Connection, scope: list[int] | None = None) -> None:
+    """Claude's reading of a run is kept on its first episode: when an earlier session
+    joined (imported later, or after a rebuild) it moves to the new first one, where its
+    fingerprint shows it outdated. A first episode with a reading of its own keeps it
+    (the other stays where it is, shown again if the runs part)."""
+    for chunk in [None] if scope is None else _chunks(scope):
+        where = [] if chunk is None else [EPISODE.c.id.in_(chunk)]
+        moved = conn.execute(
+            select(EPISODE.c.id, EPISODE.c.run_id, EPISODE.c.enrichment).where(
+                *where,
+                EPISODE.c.enrichment.is_not(None),
+                EPISODE.c.run_id.is_not(None),
+                EPISODE.c.run_id != EPISODE.c.id,
+            )
+        ).all()
+        for episode_id, head, reading in moved:
+            if reading is None:  # a JSON null
+                continue
+            taken = conn.execute(
+                update(EPISODE)
+                .where(EPISODE.c.id == head, EPISODE.c.enrichment.is_(None))
+                .values(enrichment=reading)
+            ).rowcount
+            if taken:
+                conn.execute(
+                    update(EPISODE).where(EPISODE.c.id == episode_id).values(enrichment=null())
+                )
 
 
 # --- reading -------------------------------------------------------------------------
@@ -354,6 +490,7 @@ class EpisodeRecord:
     run_reason: str | None = None  # why it carries on the session before it
     run_from_turn: int | None = None  # its own turns start here (a resume copies earlier)
     enrichment: Enrichment | None = None
+    content_hash: str | None = None  # its conversation's, as stored (it changes as it grows)
 
     @property
     def duration(self) -> str:
@@ -458,9 +595,23 @@ class EpisodeRun:
         return self.first.branch
 
     @property
+    def fingerprint(self) -> str:
+        """Which sessions the run is and what they hold: Claude's reading is kept with
+        the fingerprint of the run it read, so a run that changed shows it outdated."""
+        parts = "\n".join(
+            f"{s.resource_id}:{s.content_hash or ''}:{s.turn_count}" for s in self.sessions
+        )
+        return hashlib.sha256(parts.encode()).hexdigest()[:16]
+
+    @property
     def enrichment(self) -> Enrichment | None:
-        """Claude's reading of the whole run, kept on its first episode."""
-        return self.first.enrichment
+        """Claude's reading of the whole run, kept on its first episode; `outdated` when
+        the run is no longer the one it read (a reading from before fingerprints were
+        kept cannot tell, and is taken as current)."""
+        reading = self.first.enrichment
+        if reading is None or not reading.fingerprint:
+            return reading
+        return replace(reading, outdated=reading.fingerprint != self.fingerprint)
 
     @property
     def started_at(self) -> datetime | None:
@@ -573,10 +724,17 @@ class EpisodeRun:
                 "memory_count": self.memory_count,
                 "session_count": len(self.sessions),
                 "sessions": [s.to_json() for s in self.sessions],
+                "claude": self._reading_json(),
             }
         )
         del payload["run_reason"], payload["own_from_turn"]
         return payload
+
+    def _reading_json(self) -> dict[str, Any] | None:
+        reading = self.enrichment
+        if reading is None:
+            return None
+        return {**reading.to_json(), "outdated": reading.outdated}
 
 
 @dataclass(frozen=True)
@@ -615,6 +773,7 @@ def _select(conn: Connection) -> Any:
         RESOURCE.c.project,
         RESOURCE.c.branch,
         RESOURCE.c.source_path,
+        RESOURCE.c.content_hash,
         func.coalesce(counts.c.n, 0).label("memory_count"),
     ).select_from(
         EPISODE.join(RESOURCE, RESOURCE.c.id == EPISODE.c.resource_id).outerjoin(
@@ -648,6 +807,7 @@ def _record(row: Any) -> EpisodeRecord:
         run_reason=row.run_reason,
         run_from_turn=row.run_from_turn,
         enrichment=Enrichment.from_json(row.enrichment) if row.enrichment else None,
+        content_hash=row.content_hash,
     )
 
 
@@ -667,7 +827,14 @@ def _runs(conn: Connection, heads: list[EpisodeRecord]) -> list[EpisodeRun]:
 
 
 def _is_head() -> Any:
-    return or_(EPISODE.c.run_id.is_(None), EPISODE.c.run_id == EPISODE.c.id)
+    """Listed: a run's first episode, one alone, and one whose first episode is gone
+    (shown alone until its runs are joined again)."""
+    head = EPISODE.alias("head")
+    return or_(
+        EPISODE.c.run_id.is_(None),
+        EPISODE.c.run_id == EPISODE.c.id,
+        ~select(head.c.id).where(head.c.id == EPISODE.c.run_id).exists(),
+    )
 
 
 def list_episodes(
@@ -701,13 +868,19 @@ def get_episode(conn: Connection, episode_id: int) -> EpisodeRecord:
 
 
 def get_run(conn: Connection, episode_id: int) -> EpisodeRun:
-    """The run an episode belongs to (itself alone when it is in none)."""
+    """The run an episode belongs to (itself alone when it is in none, or when the run's
+    first episode is gone)."""
     episode = get_episode(conn, episode_id)
-    head = episode if episode.run_id in (None, episode.id) else None
-    if head is None:
-        assert episode.run_id is not None
-        head = get_episode(conn, episode.run_id)
-    return _runs(conn, [head])[0]
+    if episode.run_id in (None, episode.id):
+        return _runs(conn, [episode])[0]
+    assert episode.run_id is not None
+    row = conn.execute(_select(conn).where(EPISODE.c.id == episode.run_id)).first()
+    if row is None:
+        log.warning(
+            "Episode %s's run starts at episode %s, which is gone", episode.id, episode.run_id
+        )
+        return EpisodeRun((episode,))
+    return _runs(conn, [_record(row)])[0]
 
 
 def run_memories(conn: Connection, run: EpisodeRun) -> list[tuple[int, EpisodeMemory]]:

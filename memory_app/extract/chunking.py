@@ -8,10 +8,11 @@ those numbers, which is what provenance (`turn_start`/`turn_end`) needs.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from memory_app.chunks.builder import SUMMARY_MARK, build_chunks, rolling_summary
+from memory_app.chunks.builder import SUMMARY_MARK, rolling_summary, split_turns, summarize
 from memory_app.domain.similarity import content_key
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.extract.base import ExtractedItem
@@ -66,20 +67,25 @@ def render_turn(turn: Turn) -> str | None:
     return f"[{turn.position}] {label}: {text}"
 
 
-def chunk_transcript(transcript: Transcript, max_chars: int) -> list[Chunk]:
-    """Consecutive runs of rendered turns, each at most `max_chars` long (a single turn
-    longer than that still gets a chunk of its own)."""
+def chunk_transcript(
+    transcript: Transcript, max_chars: int, later_max_chars: int | None = None
+) -> list[Chunk]:
+    """Consecutive runs of rendered turns, the first at most `max_chars` long and the
+    others at most `later_max_chars` (by default `max_chars` too); a single turn longer
+    than that still gets a chunk of its own."""
     chunks: list[Chunk] = []
     lines: list[str] = []
     positions: list[int] = []
     size = 0
+    limit = max_chars
     for turn in transcript.turns:
         line = render_turn(turn)
         if line is None:
             continue
-        if lines and size + len(line) + 2 > max_chars:
+        if lines and size + len(line) + 2 > limit:
             chunks.append(Chunk(tuple(lines), tuple(positions)))
             lines, positions, size = [], [], 0
+            limit = max_chars if later_max_chars is None else later_max_chars
         lines.append(line)
         positions.append(turn.position)
         size += len(line) + 2
@@ -93,21 +99,40 @@ def earlier_room(chunk_chars: int) -> int:
     return min(chunk_chars // EARLIER_SHARE, EARLIER_MAX_CHARS)
 
 
-def earlier_context(transcript: Transcript, before: int, max_chars: int) -> str:
-    """The rolling summary of the conversation's turns before turn `before`, headed, in
-    at most `max_chars` (empty when nothing came before, or nothing fits): sent with a
-    request chunk so that "do it the other way" in it is understood."""
-    prior = tuple(
-        t
-        for t in transcript.turns
-        if t.position < before and not (t.kind == "summary" and t.text.startswith(SUMMARY_MARK))
-    )
+def request_chunks(transcript: Transcript, chunk_chars: int) -> list[Chunk]:
+    """The conversation cut for requests of `chunk_chars`: the first chunk has nothing
+    before it, so it gets them all (a conversation that fits one request is sent in
+    one); each later chunk leaves `earlier_room` for the summary of what came before."""
+    return chunk_transcript(transcript, chunk_chars, chunk_chars - earlier_room(chunk_chars))
+
+
+def _is_summary(turn: Turn) -> bool:
+    return turn.kind == "summary" and turn.text.startswith(SUMMARY_MARK)
+
+
+def earlier_contexts(transcript: Transcript, befores: Sequence[int], max_chars: int) -> list[str]:
+    """For each turn number in `befores`, the rolling summary of the conversation's
+    turns before it, headed, in at most `max_chars` (empty when nothing came before, or
+    nothing fits): sent with a request chunk so that "do it the other way" in it is
+    understood. The conversation's chunks are built once: each summary takes the whole
+    chunks before its turn and, of the chunk the turn falls in, the turns before it."""
     room = max_chars - len(EARLIER_HEADING) - 3
-    if not prior or room < 40:
-        return ""
-    chunks = build_chunks(replace(transcript, turns=prior))
-    text = rolling_summary(chunks, max_tokens=room // 4).text
-    return f"{EARLIER_HEADING}:\n{text}" if text else ""
+    if room < 40 or not befores:
+        return ["" for _ in befores]
+    runs = split_turns([t for t in transcript.turns if not _is_summary(t)])
+    whole = [summarize(transcript, run, number) for number, run in enumerate(runs, start=1)]
+    ends = [run[-1].position for run in runs]
+    found: list[str] = []
+    for before in befores:
+        count = bisect_left(ends, before)  # the runs that end before turn `before`
+        chunks = whole[:count]
+        if count < len(runs):
+            part = tuple(t for t in runs[count] if t.position < before)
+            if part:
+                chunks.append(summarize(transcript, part, count + 1))
+        text = rolling_summary(chunks, max_tokens=room // 4).text if chunks else ""
+        found.append(f"{EARLIER_HEADING}:\n{text}" if text else "")
+    return found
 
 
 def split_chunk(chunk: Chunk) -> list[Chunk]:

@@ -71,10 +71,10 @@ from memory_app.extract.base import (
 )
 from memory_app.extract.chunking import (
     Chunk,
-    chunk_transcript,
-    earlier_context,
+    earlier_contexts,
     earlier_room,
     merge_items,
+    request_chunks,
     restrict_turns,
     split_chunk,
 )
@@ -213,15 +213,12 @@ class ModelExtractor(ABC):
 
         `known`: existing memories an item may say it `updates` (strongest first)."""
         self._refuse_when_broken()
-        room = earlier_room(self.settings.chunk_chars)
-        chunks = chunk_transcript(transcript, self.settings.chunk_chars - room)
+        chunks = request_chunks(transcript, self.settings.chunk_chars)
         if not chunks or not categories:
             return []
         # Each chunk after the first is sent with a summary of the conversation before it.
-        earlier = [""] + [
-            earlier_context(transcript, c.positions[0], room - len(_EARLIER_BREAK))
-            for c in chunks[1:]
-        ]
+        room = earlier_room(self.settings.chunk_chars) - len(_EARLIER_BREAK)
+        earlier = ["", *earlier_contexts(transcript, [c.positions[0] for c in chunks[1:]], room)]
         meter = _Meter()
         error: str | None = None
         try:

@@ -57,6 +57,30 @@ COMMAND_TOOLS = frozenset({"Bash", "exec_command", "shell", "local_shell", "cont
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_.-]*$")  # `mix ecto.migrate`, `npm run build`
 _FILE_NAME = re.compile(r"\.(?:py|js|ts|json|toml|md|txt|ya?ml|sh|rb|go|rs|exs?|lock|cfg|ini)$")
 
+# What a command does, read from its step key, for a command workflow's name: the first
+# pattern that matches says it (`ruff format` formats before `ruff` checks).
+_ACTIONS = tuple(
+    (re.compile(pattern), action)
+    for pattern, action in (
+        (r"\b(?:pytest|test|tests|jest|vitest|tox|nox|rspec|phpunit|ctest)\b", "test"),
+        (r"\b(?:fmt|format|black|prettier|isort|gofmt)\b", "format"),
+        (
+            r"\b(?:lint|check|typecheck|ruff|flake8|pylint|eslint|mypy|pyright|tsc|clippy|"
+            r"vet)\b",
+            "check",
+        ),
+        (r"\b(?:publish|upload|twine|release)\b", "publish"),
+        (r"\b(?:deploy|rollout)\b|^(?:terraform|kubectl|helm) (?:apply|upgrade)", "deploy"),
+        (r"\bmigrate\b|^alembic upgrade", "migrate"),
+        (r"^git (?:add|commit)\b", "commit"),
+        (r"^git push\b", "push"),
+        (r"^git tag\b", "tag"),
+        (r"^git (?:pull|fetch|rebase|merge)\b", "update the branch"),
+        (r"^\S+ version\b|\bbump\b", "bump the version"),
+        (r"\b(?:build|dist|compile|bundle|package)\b|^make$", "build"),
+        (r"\b(?:install|sync|ci)\b", "install"),
+    )
+)
 # Words a step may open with besides the directive verbs: procedure verbs and the names
 # of command-line tools ("npm publish", "`make dist`").
 # fmt: off
@@ -540,40 +564,88 @@ def step_key(command: str) -> str:
 
 
 def recurring_runs(
-    sessions: Mapping[str, Sequence[str]], min_sessions: int = MIN_SESSIONS
+    sessions: Mapping[str, Sequence[str]],
+    min_sessions: int = MIN_SESSIONS,
+    same_task: Mapping[str, str] | None = None,
 ) -> list[tuple[tuple[str, ...], list[str]]]:
     """Ordered runs of MIN_SEQUENCE to MAX_SEQUENCE different steps that recur in at
     least `min_sessions` of `sessions` (session → its step keys in order; a step run
     again straight away, a test re-run after a fix, counts once), each with the sessions
-    it is in. Longest first; a run inside a longer one listed is not listed again."""
-    found: dict[tuple[str, ...], list[str]] = {}
+    it is in. `same_task`: session → the task it carries on (a run of resumed sessions);
+    the sessions of one task count as one, since a task repeats its own steps.
+
+    A loop run again and again (test, commit, test, commit) holds every rotation of its
+    steps: they are one run, told from the step the sessions start it with. Longest
+    first; a run inside a longer recurring one, or inside its loop, is not listed."""
+    found: dict[tuple[str, ...], dict[str, int]] = {}  # run → session → its first start
     for name, steps in sessions.items():
-        collapsed = [s for n, s in enumerate(steps) if n == 0 or steps[n - 1] != s]
-        runs = {
-            tuple(collapsed[start : start + length])
-            for length in range(MIN_SEQUENCE, MAX_SEQUENCE + 1)
-            for start in range(len(collapsed) - length + 1)
-        }
-        for run in runs:
-            if len(set(run)) == len(run):
-                found.setdefault(run, []).append(name)
-    recurring = sorted(
-        ((r, s) for r, s in found.items() if len(s) >= min_sessions),
-        key=lambda rs: (-len(rs[0]), -len(rs[1]), rs[0]),
-    )
-    chosen: list[tuple[tuple[str, ...], list[str]]] = []
-    for run, names in recurring:
-        if not any(_inside(run, longer) for longer, _ in chosen):
-            chosen.append((run, names))
-    return chosen
+        collapsed = collapse_reruns(steps)
+        for length in range(MIN_SEQUENCE, MAX_SEQUENCE + 1):
+            for start in range(len(collapsed) - length + 1):
+                run = tuple(collapsed[start : start + length])
+                if len(set(run)) == len(run):
+                    found.setdefault(run, {}).setdefault(name, start)
+    task = same_task or {}
+    recurring = {
+        run: where
+        for run, where in found.items()
+        if len({task.get(n, n) for n in where}) >= min_sessions
+    }
+    cycles: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for run in recurring:
+        cycles.setdefault(min(rotations(run)), []).append(run)
+    order = {name: n for n, name in enumerate(sessions)}
+    merged: list[tuple[tuple[str, ...], list[str]]] = []
+    for members in cycles.values():
+        names = sorted({n for run in members for n in recurring[run]}, key=order.__getitem__)
+        merged.append((_started_with(members, recurring, order), names))
+    merged.sort(key=lambda rs: (-len(rs[0]), -len(rs[1]), rs[0]))
+    return [
+        (run, names)
+        for n, (run, names) in enumerate(merged)
+        if not any(_inside_loop(run, longer) for longer, _ in merged[:n] if len(longer) > len(run))
+    ]
+
+
+def collapse_reruns(steps: Sequence[str]) -> list[str]:
+    """The steps with a step run again straight away counted once."""
+    return [s for n, s in enumerate(steps) if n == 0 or steps[n - 1] != s]
+
+
+def rotations(run: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The run told from each of its steps: the same loop when it is repeated."""
+    return [run[n:] + run[:n] for n in range(len(run))]
+
+
+def _started_with(
+    members: Sequence[tuple[str, ...]],
+    where: Mapping[tuple[str, ...], Mapping[str, int]],
+    order: Mapping[str, int],
+) -> tuple[str, ...]:
+    """Of one loop's rotations, the one most sessions start the loop with (the
+    earliest of each session's), ties going to the earliest session's."""
+    votes: dict[tuple[str, ...], list[int]] = {}
+    names = {n for run in members for n in where[run]}
+    for name in names:
+        first = min((r for r in members if name in where[r]), key=lambda r: where[r][name])
+        votes.setdefault(first, []).append(order[name])
+    return min(votes, key=lambda r: (-len(votes[r]), min(votes[r]), r))
+
+
+def _inside_loop(run: tuple[str, ...], longer: tuple[str, ...]) -> bool:
+    """`run`, told from any of its steps, is a piece of `longer` or of `longer` repeated."""
+    loop = longer + longer[:-1]
+    return any(_inside(r, loop) for r in rotations(run))
 
 
 def repeated_sequences(sessions: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
     """Ordered runs of MIN_SEQUENCE or more different commands seen twice or more: in two
-    of `sessions`, or twice (not overlapping) in one. Longest first; a run inside a
-    longer one found is not listed again."""
+    of `sessions`, or twice (not overlapping) in one. The rotations of a loop are one run,
+    told from where it is first run. Longest first; a run inside a longer repeated one,
+    or inside its loop, is not listed."""
     counts: dict[tuple[str, ...], int] = {}
-    for commands in sessions:
+    first: dict[tuple[str, ...], tuple[int, int]] = {}  # run → (session, start) first seen
+    for index, commands in enumerate(sessions):
         for length in range(MIN_SEQUENCE, MAX_SEQUENCE + 1):
             last_end: dict[tuple[str, ...], int] = {}
             for start in range(len(commands) - length + 1):
@@ -582,12 +654,20 @@ def repeated_sequences(sessions: Sequence[Sequence[str]]) -> list[tuple[str, ...
                     continue
                 last_end[run] = start + length
                 counts[run] = counts.get(run, 0) + 1
-    repeated = sorted((r for r, n in counts.items() if n >= 2), key=lambda r: (-len(r), r))
-    chosen: list[tuple[str, ...]] = []
-    for run in repeated:
-        if not any(_inside(run, longer) for longer in chosen):
-            chosen.append(run)
-    return chosen
+                first.setdefault(run, (index, start))
+    cycles: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for run, count in counts.items():
+        if count >= 2:
+            cycles.setdefault(min(rotations(run)), []).append(run)
+    repeated = sorted(
+        (min(members, key=first.__getitem__) for members in cycles.values()),
+        key=lambda r: (-len(r), r),
+    )
+    return [
+        run
+        for n, run in enumerate(repeated)
+        if not any(_inside_loop(run, longer) for longer in repeated[:n] if len(longer) > len(run))
+    ]
 
 
 def _inside(run: tuple[str, ...], longer: tuple[str, ...]) -> bool:
@@ -595,13 +675,11 @@ def _inside(run: tuple[str, ...], longer: tuple[str, ...]) -> bool:
 
 
 def command_workflow(run: Sequence[str], context: str, turn: int | None) -> ExtractedItem:
-    """A workflow memory for a repeated command run, named by what its last command does
-    (`npm publish` → "publish")."""
-    words = [w for w in run[-1].split()[1:] if w.isalpha()]
-    name = words[0] if words else run[-1].split()[0]
+    """A workflow memory for a repeated command run, named by what its steps do
+    (`ruff check`, `pytest`, `git commit` → "check, test and commit")."""
     return ExtractedItem(
         category=WORKFLOW_CATEGORY,
-        content=workflow_content(name, [f"`{c}`" for c in run]),
+        content=workflow_content(run_name(run), [f"`{c}`" for c in run]),
         confidence=REPEATED_CONFIDENCE,
         type=WORKFLOW,
         tags=("workflow", "commands"),
@@ -609,6 +687,21 @@ def command_workflow(run: Sequence[str], context: str, turn: int | None) -> Extr
         turn_start=turn,
         turn_end=turn,
     )
+
+
+def run_name(run: Sequence[str]) -> str:
+    """What a command run does, in the order it does it; a run of commands none of which
+    says what it does is named by its last one (`docker compose up`)."""
+    actions: list[str] = []
+    for step in run:
+        action = next((a for pattern, a in _ACTIONS if pattern.search(step)), None)
+        if action is not None and action not in actions:
+            actions.append(action)
+    if not actions:
+        return run[-1]
+    if len(actions) == 1:
+        return actions[0]
+    return f"{', '.join(actions[:-1])} and {actions[-1]}"
 
 
 def _repeated_in_session(transcript: Transcript) -> list[Found]:

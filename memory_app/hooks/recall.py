@@ -155,11 +155,15 @@ def session_context(
     conventions: list[Line],
     budget: int,
     predicted: Sequence[Line] = (),
+    so_far: tuple[str, Sequence[str]] | None = None,
 ) -> Packed | None:
-    """The SessionStart context: conflicts first (a person must decide them), then
-    pinned memories, then those predicted for the branch and files, then conventions."""
+    """The SessionStart context: after a compaction or a resume, the conversation so far
+    first (`so_far`: a heading and its lines, already within their share of the budget:
+    the model has just lost those turns), then conflicts (a person must decide them),
+    pinned memories, those predicted for the branch and files, and conventions."""
     predicted_ids = {i for _, ids in predicted for i in ids}
-    sections = [
+    sections: list[tuple[str, Sequence[str | Line]]] = [so_far] if so_far else []
+    sections += [
         (
             f"Unresolved memory conflicts ({len(conflicts)}): these memories contradict each "
             "other; ask the user which holds (`memory-app conflicts list`).",

@@ -23,7 +23,7 @@ from typing import IO, Any
 
 from memory_app.domain.gates import prompt_skip_reason
 from memory_app.domain.private_spans import without_private
-from memory_app.hooks import capture, injections, locations, recall
+from memory_app.hooks import capture, conversation, injections, locations, recall
 from memory_app.hooks.command import EVENTS
 from memory_app.privacy_gate import why_excluded
 
@@ -84,10 +84,11 @@ def handle(event: str, raw: bytes, env: Mapping[str, str], now: datetime) -> dic
     if event == "UserPromptSubmit":
         return _prompt_answer(payload, project, env, now, budget)
     with _open_store(env) as conn:
+        so_far = _so_far(conn, payload, budget, env, event)
         conflicts, pinned, conventions = recall.standing(conn, project, now)
         shown = {i for _, ids in pinned for i in ids}
         foreseen = _predicted(conn, project, now, shown, env, event)
-        found = recall.session_context(conflicts, pinned, conventions, budget, foreseen)
+        found = recall.session_context(conflicts, pinned, conventions, budget, foreseen, so_far)
     memories = [(item_id, None) for item_id in found.ids] if found else []
     outcome = injections.INJECTED if found else injections.NO_MATCH
     _record(env, injections.entry(event, payload, now, outcome, memories, budget=budget))
@@ -111,6 +112,26 @@ def _predicted(
     except Exception as exc:
         _log(env, f"{event} (its predicted section)", exc)
         return []
+
+
+def _so_far(
+    conn: sqlite3.Connection,
+    payload: Mapping[str, Any],
+    budget: int,
+    env: Mapping[str, str],
+    event: str,
+) -> tuple[str, list[str]] | None:
+    """After a compaction or a resume, the session's stored chunk summaries; nothing at
+    a startup or a clear. A failure costs only this section, never the standing context."""
+    session_id = _text(payload.get("session_id"))
+    if payload.get("source") not in conversation.RESTORED or not session_id:
+        return None
+    try:
+        lines = conversation.so_far_lines(conversation.stored_chunks(conn, session_id), budget)
+    except Exception as exc:
+        _log(env, f"{event} (its conversation section)", exc)
+        return None
+    return (conversation.HEADING, lines) if lines else None
 
 
 def _prompt_answer(

@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memory_app.chunks.store import build_all_chunks
 from memory_app.conflicts import detector
 from memory_app.domain.categories import Category
 from memory_app.domain.jobs import JobCancelled, JobState
@@ -267,6 +268,11 @@ class MaintenanceOperations(ServiceState):
             with self.db.reading() as session:
                 after = reindex.check_index(session, self.db.dialect)
             figures.update(index_rebuilt=True, index_ok_after=after["index_ok"])
+            # Conversations stored before chunks existed get theirs (derived, like the index).
+            job.check()
+            job.report(0, 0, "Summarizing conversations stored without chunks")
+            with self.db.writing() as session:
+                figures["chunks_built"] = build_all_chunks(session.connection())
         return figures, invalid
 
     # -- review --------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -244,8 +244,8 @@ class MemorizeOperations(ServiceState):
                 transcript, update_summaries=update_summaries, batch=batch
             )
         extracted, failure, spent = self._run_extractor(clean, known)
-        with self.db.reading() as session:  # routines its project's other sessions ran too
-            extracted = [*extracted, *workflows_across_sessions(session.connection(), clean)]
+        if failure is None:
+            extracted = [*extracted, *self._workflows_quietly(clean)]
         with self.db.writing() as session:
             if repo.resource_by_hash(session, digest) is not None:  # imported meanwhile
                 self._record_usage(session, spent, None, source, batch)
@@ -446,6 +446,8 @@ class MemorizeOperations(ServiceState):
                 resource_id=resource_id,
             )
         extracted, failure, spent = self._run_extractor(transcript, known)
+        if failure is None:
+            extracted += self._workflows_quietly(transcript, stored_as=resource_id)
         with self.db.writing() as session:
             resource = session.get(ResourceRow, resource_id)
             if resource is None:  # deleted meanwhile
@@ -502,8 +504,8 @@ class MemorizeOperations(ServiceState):
             extracted, failure, spent = self._run_extractor(fresh, known)
         else:
             extracted, failure, spent = [], None, []
-        with self.db.reading() as session:  # routines its project's other sessions ran too
-            extracted += workflows_across_sessions(session.connection(), clean, old)
+        if failure is None:
+            extracted += self._workflows_quietly(clean, old)
         with self.db.writing() as session:
             resource = session.get(ResourceRow, resource_id)
             self._record_usage(session, spent, resource_id, source, batch)
@@ -523,6 +525,19 @@ class MemorizeOperations(ServiceState):
         result = self._result(source, resource_id, learnt, deferred, spent, batch, redactions)
         grown = f"conversation #{resource_id} grew by {len(fresh.turns)} turns"
         return replace(result, notes=(grown, *result.notes))
+
+    def _workflows_quietly(
+        self, clean: Transcript, already: Collection[int] = (), *, stored_as: int | None = None
+    ) -> list[ExtractedItem]:
+        """The routines the conversation's project's other sessions ran too
+        (extract/repeated_workflows.py); a failure there must never lose the import."""
+        try:
+            with self.db.reading() as session:
+                connection = session.connection()
+                return workflows_across_sessions(connection, clean, already, stored_as=stored_as)
+        except Exception:
+            log.exception("workflows across sessions skipped for %s", _source_name(clean))
+            return []
 
     def _keep_pending(
         self,

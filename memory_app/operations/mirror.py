@@ -3,10 +3,10 @@ store through git, moving it to another machine, or reading it in a diff.
 
 The mechanics are in store/mirror_*.py; this adds what the service does around them: an
 export refused (or pruned) when the folder holds memories the store lacks, and after an
-import, the derived data the mirror does not carry made again (episodes for the
-conversations whose text the store has, the links discovery finds), summaries brought
-up to date and the added memories checked for contradictions with the ones the store
-already had.
+import, the links discovery finds made again (the mirror carries only a person's own),
+summaries brought up to date and the added memories checked for contradictions with the
+ones the store already had. Episodes are not carried and not built: they are told from a
+conversation's text, which a mirror never holds (conversations are recorded by reference).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory_app.episodes.store import build_episodes, rebuild_runs
 from memory_app.links.discover import rebuild_links
 from memory_app.store.mirror_export import MirrorContent, mirror_content
 from memory_app.store.mirror_files import WriteReport, write_mirror
@@ -45,7 +44,6 @@ class MirrorImport:
     summaries_refreshed: Sequence[str]
     verdicts_left_out: int  # about an id two memories of the mirror share
     links_left_out: int = 0  # the same, for a person's links
-    episodes_built: int = 0  # for conversations that had none
     links_discovered: int = 0  # by discovery, run over the store after the import
 
 
@@ -67,9 +65,6 @@ def import_files(service: MemoryService, folder: Path) -> MirrorImport:
     mirror = read_mirror(folder)
     with service.db.writing() as session:
         merged = merge_mirror(session, mirror)
-        episodes = build_episodes(session.connection())
-        if episodes:  # a new episode may continue a run of sessions
-            rebuild_runs(session.connection())
         discovered = rebuild_links(session.connection()).total
     to_refresh = merged.summaries_to_refresh
     refreshed = service.regenerate_summaries(to_refresh) if to_refresh else []
@@ -84,6 +79,5 @@ def import_files(service: MemoryService, folder: Path) -> MirrorImport:
         refreshed,
         mirror.verdicts_left_out,
         mirror.links_left_out,
-        episodes,
         discovered,
     )

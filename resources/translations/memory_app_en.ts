@@ -382,6 +382,16 @@
         </message>
     </context>
     <context>
+        <name>ConversationSummary</name>
+        <message numerus="yes">
+            <source>Summary in %Ln chunks</source>
+            <translation>
+                <numerusform>Summary in %Ln chunk</numerusform>
+                <numerusform>Summary in %Ln chunks</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>CountsText</name>
         <message numerus="yes">
             <source>%Ln memories · last import {when}</source>
@@ -467,6 +477,16 @@
             <translation>
                 <numerusform>{names} is not a file on this computer</numerusform>
                 <numerusform>{names} are not files on this computer</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>EnrichAction</name>
+        <message numerus="yes">
+            <source>Claude read episode #{id} (%Ln tokens).</source>
+            <translation>
+                <numerusform>Claude read episode #{id} (%Ln token).</numerusform>
+                <numerusform>Claude read episode #{id} (%Ln tokens).</numerusform>
             </translation>
         </message>
     </context>

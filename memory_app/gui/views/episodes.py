@@ -36,6 +36,7 @@ from memory_app.gui.colours import ERROR, SUCCESS, muted_colour, text_colour
 from memory_app.gui.context import AppContext
 from memory_app.gui.times import full_time
 from memory_app.gui.views.base import View
+from memory_app.gui.views.episode_enrich import ClaudeReading, EnrichAction
 from memory_app.gui.widgets.empty_state import EmptyState
 from memory_app.service import MemoryService
 
@@ -131,10 +132,14 @@ class EpisodesView(View):
         self.detail.setObjectName("episodeDetail")
         self.detail.setOpenLinks(False)  # the links go to other views: open_link
         self.detail.anchorClicked.connect(lambda url: self.open_link(url.toString()))
+        self._reading = ClaudeReading(self)
+        self.enrich = EnrichAction(context, self)
+        self.enrich.enriched.connect(self._enriched)
         right = QWidget(self)
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(4, 8, 8, 8)
-        right_layout.addWidget(self.detail)
+        right_layout.addWidget(self.detail, 1)
+        right_layout.addWidget(self.enrich)
 
         self.main = QSplitter(self)
         self.main.addWidget(left)
@@ -238,6 +243,7 @@ class EpisodesView(View):
         )
         if serial == self._serial:  # a newer reload is under way: its answer wins
             self.show_episodes(found)
+        await self.enrich.check_ready()  # Claude chosen or a key saved meanwhile counts
 
     def _store_changed(self) -> None:
         if self.isVisible():  # hidden, it loads again when shown (activate)
@@ -333,13 +339,20 @@ class EpisodesView(View):
 
     # -- the detail pane --------------------------------------------------------------
 
+    def _enriched(self, episode_id: int) -> None:
+        """Claude's reading was stored: show it in place (if the episode is still shown)."""
+        if self.shown is not None and self.shown[0].id == episode_id:
+            self.context.spawn(self._load(episode_id))
+
     def _clear_detail(self) -> None:
         self.shown = None
+        self.enrich.show_for(None)
         self.detail.setHtml("<p><i>{}</i></p>".format(html.escape(self.tr("Select an episode."))))
 
     def show_detail(self, episode: EpisodeRun, memories: list[EpisodeMemory]) -> None:
         self.shown = (episode, memories)
         self.detail.setHtml(self.detail_html(episode, memories))
+        self.enrich.show_for(episode)
 
     def _turn_link(self, turn: int | None, conversation: int | None = None) -> str:
         """A link to a turn in Sources: `turn:N` of the run's first conversation, or
@@ -394,7 +407,7 @@ class EpisodesView(View):
         )
         parts.append(f'<table cellspacing="0" cellpadding="2">{table}</table>')
 
-        parts += self._claude_html(episode)
+        parts += self._reading.html(episode, self.palette(), self.outcome_words)
         many = len(episode.sessions) > 1
         if many:
             heading = self.tr("%Ln sessions", "", len(episode.sessions))
@@ -473,30 +486,6 @@ class EpisodesView(View):
                 )
             parts.append(f"<ul>{''.join(lines)}</ul>")
         return "".join(parts)
-
-    def _claude_html(self, episode: EpisodeRun) -> list[str]:
-        """Claude's reading, shown as Claude's (`memory-app episodes enrich`)."""
-        reading = episode.enrichment
-        if reading is None:
-            return []
-        esc = html.escape
-        muted = muted_colour(self.palette()).name()
-        heading = self.tr("Claude's reading")
-        note = self.tr("{model}, not read from the turns").format(model=reading.model)
-        parts = [
-            f'<h4>{esc(heading)} <span style="color:{muted}">({esc(note)})</span></h4>',
-            f"<p><b>{esc(reading.title)}</b></p>",
-            f"<p>{esc(reading.narrative)}</p>",
-        ]
-        if reading.lessons:
-            label = self.tr("Lessons")
-            lessons = "".join(f"<li>{esc(lesson)}</li>" for lesson in reading.lessons)
-            parts.append(f"<p>{esc(label)}:</p><ul>{lessons}</ul>")
-        verdict = self.tr("Claude's verdict: {outcome} · {reason}").format(
-            outcome=self.outcome_words(reading.outcome), reason=reading.outcome_reason
-        )
-        parts.append(f"<p>{esc(verdict)}</p>")
-        return parts
 
     # -- links ------------------------------------------------------------------------
 

@@ -227,13 +227,11 @@ def _v7_links(conn: Connection) -> None:
 
 def _v8_chunks(conn: Connection) -> None:
     """Seed 003's conversation chunks with progressive summaries: runs of about ten
-    messages, each with an extractive summary and key topics; the conversations already
-    stored get theirs now (offline, from their turns: milliseconds each). Safe on a
-    store whose table an earlier step's create_all made: only missing chunks are built."""
-    from memory_app.chunks.store import build_all_chunks  # reads the store's tables
-
+    messages, each with an extractive summary and key topics. Only the table: the
+    conversations already stored get their chunks when one is read (chunks/context.py
+    `chunks_of` builds them on demand), not here, where a large store would hold startup
+    for minutes and one conversation the builder cannot read would keep it closed."""
     SQLModel.metadata.create_all(conn)  # conversation_chunk
-    build_all_chunks(conn)
 
 
 def _v9_episode_runs(conn: Connection) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from memory_app.chunks import store as chunk_store
 from memory_app.chunks.builder import (
     SUMMARY_TOKENS,
+    ConversationChunk,
     build_chunks,
     rolling_summary,
     split_turns,
@@ -23,7 +25,9 @@ from memory_app.chunks.extraction import fit_for_extraction
 from memory_app.cli import main
 from memory_app.config import resolve_settings
 from memory_app.domain.budget import estimate_tokens
+from memory_app.domain.gates import truncate_for_extraction
 from memory_app.domain.transcripts import Transcript, Turn
+from memory_app.extract.chunking import EARLIER_HEADING, earlier_contexts
 from memory_app.extract.claude_settings import ClaudeSettings
 from memory_app.extract.offline import OfflineExtractor
 from memory_app.ingest import parse_source
@@ -112,13 +116,55 @@ def test_the_rolling_summary_merges_the_oldest_chunks_and_stays_within_its_cap()
     # first request) and the latest chunk stay longest.
     tight = rolling_summary(chunks, max_chunks=4, max_tokens=200)
     assert tight.tokens <= 200
-    assert tight.text.startswith("Earlier: Asked: Switch the job queue to Redis streams.")
+    assert tight.text.startswith("Earlier: Asked: Switch the job queue to Redis streams; Step 1")
     assert "(4 chunks not shown)\n\nThen: Asked: Step 25" in tight.text
     assert "Step 29: please refactor" in tight.text
     tighter = rolling_summary(chunks, max_chunks=4, max_tokens=100)
     assert tighter.tokens <= 100 and "Step 29: please refactor" in tighter.text
     tiny = rolling_summary(chunks, max_tokens=10)
     assert tiny.tokens <= 10 and tiny.text
+
+
+def test_the_rolling_summary_of_twenty_thousand_chunks_keeps_the_goal_and_the_latest() -> None:
+    """A week-long session: the summary is worked out in one pass (it used to re-render
+    everything for each headline it left out: seconds for a few thousand chunks)."""
+    count = 20_000
+    chunks = [
+        ConversationChunk(
+            number=n + 1,
+            turn_start=10 * n,
+            turn_end=10 * n + 9,
+            summary=f"Asked: Step {n}: refactor module_{n}\nDone: Edited module_{n}.py",
+            key_topics=(f"module_{n}.py", "pathlib"),
+            token_count=400,
+        )
+        for n in range(count)
+    ]
+    rolling = rolling_summary(chunks)
+    assert rolling.tokens <= 600 and rolling.merged == count - 4 and rolling.turn_end == 199_999
+    assert rolling.text.startswith("Earlier: Asked: Step 0: refactor module_0 / (")
+    shown = re.findall(r"Asked: Step (\d+):", rolling.text)
+    (gap,) = re.findall(r"\((\d+) chunks not shown\)", rolling.text)
+    assert len(shown) + int(gap) == count  # every chunk is either shown or counted
+    assert shown[-1] == str(count - 1) and rolling.text.endswith("Edited module_19999.py")
+    assert rolling.topics[:3] == ("module_0.py", "pathlib", "module_1.py")
+    assert len(rolling.topics) == 16 == len(set(rolling.topics))
+
+
+def test_each_requests_earlier_summary_is_that_of_the_turns_before_it() -> None:
+    """The chunks are built once per extraction: the summary sent with a request chunk
+    is the same as if the turns before it were chunked on their own, whether its first
+    turn starts a chunk or falls inside one."""
+    chat = long_chat(45, early="Switch the job queue to Redis streams.")
+    befores = [1, 9, 10, 11, 20, 37, 60, 89]
+    found = earlier_contexts(chat, befores, 1200)
+    room = 1200 - len(EARLIER_HEADING) - 3
+    for before, text in zip(befores, found, strict=True):
+        prior = replace(chat, turns=tuple(t for t in chat.turns if t.position < before))
+        alone = rolling_summary(build_chunks(prior), max_tokens=room // 4).text
+        assert text == f"{EARLIER_HEADING}:\n{alone}", before
+    assert earlier_contexts(chat, [0], 1200) == [""]  # nothing came before
+    assert "Redis streams" in found[-1]
 
 
 # -- the store -------------------------------------------------------------------------
@@ -157,24 +203,88 @@ def test_importing_stores_the_chunks_found_by_session_id_prefix_or_number(data: 
         service.close()
 
 
-def test_a_version_7_store_gains_the_chunks_of_its_conversations(data: Path) -> None:
+def test_a_version_7_store_opens_at_once_and_builds_chunks_when_one_is_read(
+    data: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The migration only adds the table: a conversation the builder cannot read does
+    not keep the store closed, and a conversation's chunks are built when it is read."""
     make_version_7(data / "memory.db")
     with sqlite3.connect(data / "memory.db") as conn:
         found = conn.execute("SELECT name FROM sqlite_master WHERE name='conversation_chunk'")
         assert not found.fetchall()
     conn.close()
-    service = open_service(data)
+
+    asked: list[str | None] = []
+
+    def broken(transcript: Transcript, size: int = 10) -> list[Any]:
+        asked.append(transcript.session_id)
+        raise RuntimeError("a builder bug")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(chunk_store, "build_chunks", broken)
+        service = open_service(data)
     try:
         assert service.db.previous_version == 7
-        assert len(stored_chunks(service, "long")) == 6
-        assert stored_chunks(service, SPOTTER_SESSION)[0].turn_end == 41
+        assert asked == []  # nothing built at startup
+        assert stored_chunks(service, "long") == []
     finally:
         service.close()
+    code, out, _ = run(capsys, "chunks", "long", "--json", "--data-dir", data)
+    assert code == 0 and len(json.loads(out)["chunks"]) == 6  # built as it is read
     with sqlite3.connect(data / "memory.db") as conn:  # ON DELETE CASCADE
         conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("INSERT INTO conversation_chunk (resource_id, chunk_number, turn_start,"
+                     " turn_end, summary, key_topics, token_count)"
+                     " VALUES (2, 1, 0, 9, 's', '[]', 1)")  # fmt: skip
         conn.execute("DELETE FROM resource")
         assert conn.execute("SELECT count(*) FROM conversation_chunk").fetchone() == (0,)
     conn.close()
+
+
+def test_the_backfill_skips_a_conversation_the_builder_cannot_read(
+    data: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """build_all_chunks (a maintenance step, not the migration): one savepoint per
+    conversation, so a failure is logged and the other conversations get their chunks."""
+    make_version_7(data / "memory.db")
+    built = chunk_store.build_chunks
+
+    def fails_on_long(transcript: Transcript, size: int = 10) -> list[Any]:
+        if transcript.session_id == "long":
+            raise RuntimeError("a builder bug")
+        return built(transcript, size)
+
+    monkeypatch.setattr(chunk_store, "build_chunks", fails_on_long)
+    service = open_service(data)
+    try:
+        with service.db.writing() as session:
+            assert chunk_store.build_all_chunks(session.connection()) == 1
+        assert "Could not build the chunks of conversation #2" in caplog.text
+        assert stored_chunks(service, SPOTTER_SESSION)[0].turn_end == 41
+        assert stored_chunks(service, "long") == []
+        monkeypatch.setattr(chunk_store, "build_chunks", built)
+        with service.db.writing() as session:  # only the ones still missing
+            assert chunk_store.build_all_chunks(session.connection()) == 1
+        assert len(stored_chunks(service, "long")) == 6
+    finally:
+        service.close()
+
+
+def test_the_monthly_reindex_gives_older_conversations_their_chunks(data: Path) -> None:
+    """A store from before chunks (version 7) opens without building them; the monthly
+    re-index, which rebuilds derived data, stores them."""
+    make_version_7(data / "memory.db")
+    service = open_service(data)
+    try:
+        assert stored_chunks(service, "long") == []
+        run = service.run_maintenance("monthly")
+        assert run.status == "success", run.error
+        assert run.result["chunks_built"] == 2
+        assert len(stored_chunks(service, "long")) == 6
+        assert stored_chunks(service, SPOTTER_SESSION)[0].turn_end == 41
+        assert service.run_maintenance("monthly").result["chunks_built"] == 0
+    finally:
+        service.close()
 
 
 # -- extraction -------------------------------------------------------------------------
@@ -221,6 +331,9 @@ def test_a_conversation_too_long_to_send_reaches_the_model_with_its_end_summariz
     limit = 8000
     fitted, summarized = fit_for_extraction(chat, max_total_chars=limit)
     assert summarized > 60 and sum(len(t.text) for t in fitted.turns) <= limit
+    # Too much to summarize in what the old cut leaves: a fifth of the budget is theirs.
+    verbatim = [t for t in fitted.turns if t.kind != "summary"]
+    assert sum(len(t.text) for t in verbatim) <= limit - limit // 5
     api = FakeMessagesAPI(NOTHING)
     settings = ClaudeSettings(concurrency=1, max_conversation_chars=limit)
     service = open_service(tmp_path / "data", make_claude(api, settings=settings))
@@ -234,7 +347,25 @@ def test_a_conversation_too_long_to_send_reaches_the_model_with_its_end_summariz
     summaries = re.findall(r"^\[(\d+)\] Summary of turns (\d+)-(\d+)", sent, re.MULTILINE)
     assert summaries and summaries[-1][2] == "119"  # …but reaches the model summarized
     summarized_part = sent.split("Summary of turns", 1)[1]
-    assert late in summarized_part
+    assert late.rstrip(".") in summarized_part
+
+
+def test_a_conversation_just_over_the_limit_keeps_the_verbatim_turns_it_had() -> None:
+    """When the summary of what does not fit goes in what the old truncation's cut
+    leaves, the verbatim part is the same turns as before summaries: what was learnt
+    from it is found again, not learnt in other words."""
+    chat = long_chat(60, pad=100)
+    last = Turn(120, "assistant", "Settled on the blue-green deploy. " + "z" * 2500)
+    chat = replace(chat, turns=(*chat.turns, last))
+    limit = sum(len(t.text) for t in chat.turns[:-1]) + 1500  # the last turn is over
+    assert limit // 5 > 1500  # a fifth of the budget would cut into the turns before
+    fitted, summarized = fit_for_extraction(chat, max_total_chars=limit)
+    old, dropped = truncate_for_extraction(chat, max_total_chars=limit)
+    assert summarized == dropped == 1
+    assert fitted.turns[:-1] == old.turns[:-1] == chat.turns[:-1]  # the same verbatim turns
+    (summary,) = fitted.turns[-1:]
+    assert summary.text.startswith("Summary of turns 120-120 (not sent verbatim): Said: Settled")
+    assert sum(len(t.text) for t in fitted.turns) <= limit
 
 
 # -- context -----------------------------------------------------------------------------

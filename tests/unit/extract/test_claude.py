@@ -21,8 +21,9 @@ import pytest
 from sqlmodel import col, select
 
 from memory_app.config import Settings
+from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.domain.transcripts import Transcript, Turn
-from memory_app.extract.chunking import chunk_transcript, earlier_room
+from memory_app.extract.chunking import EARLIER_HEADING, earlier_room, request_chunks
 from memory_app.extract.claude_settings import ClaudeSettings
 from memory_app.service import MemoryService
 from memory_app.store import repository as repo
@@ -489,9 +490,8 @@ def test_a_long_conversation_is_split_into_chunks_and_the_answers_merged(
 ) -> None:
     chat = long_chat(12)
     settings = ClaudeSettings(chunk_chars=900, concurrency=concurrency)
-    # Each request keeps room for the summary of what came before its chunk.
-    room = earlier_room(settings.chunk_chars)
-    expected_chunks = chunk_transcript(chat, settings.chunk_chars - room)
+    # Each request after the first keeps room for the summary of what came before it.
+    expected_chunks = request_chunks(chat, settings.chunk_chars)
     assert len(expected_chunks) >= 4
     api = FakeMessagesAPI(per_chunk_answer)
     service = open_service(api, settings=settings)
@@ -511,6 +511,32 @@ def test_a_long_conversation_is_split_into_chunks_and_the_answers_merged(
     notes = [i for i in items if i.category == "implementation_notes"]
     assert len(notes) == len(expected_chunks)
     assert {i.turn_start for i in notes} == {c.positions[0] for c in expected_chunks}
+
+
+def test_a_conversation_that_fits_one_request_is_sent_in_one() -> None:
+    """The first chunk carries no summary of what came before, so it keeps every
+    character of a request: a 47,000-character conversation is one request, as before
+    summaries; a longer one's later requests leave room for the summary, within the
+    request's characters."""
+    settings = ClaudeSettings(concurrency=1)  # chunk_chars 48,000
+    nothing = {"no_content_to_extract": True}
+    chat = long_chat(157)  # 46,972 characters rendered
+    (only,) = request_chunks(chat, settings.chunk_chars)
+    assert settings.chunk_chars - earlier_room(settings.chunk_chars) < len(only.text)
+    api = FakeMessagesAPI(nothing)
+    make_claude(api, settings=settings).extract(chat, DEFAULT_CATEGORIES)
+    assert api.calls == 1 and EARLIER_HEADING not in api.prompts()[0]
+
+    api = FakeMessagesAPI(nothing)
+    longer = long_chat(500)
+    make_claude(api, settings=settings).extract(longer, DEFAULT_CATEGORIES)
+    prompts = api.prompts()
+    assert len(prompts) == len(request_chunks(longer, settings.chunk_chars)) == 4
+    assert EARLIER_HEADING not in prompts[0]
+    for prompt in prompts:
+        sent = prompt.split("## Conversation", 1)[1].split("## Extraction Task", 1)[0]
+        assert len(sent) <= settings.chunk_chars + 200  # the prompt's own lines
+    assert all(EARLIER_HEADING in p for p in prompts[1:])
 
 
 def test_an_answer_cut_off_at_max_tokens_is_asked_again_in_halves(open_service: Any) -> None:

@@ -12,7 +12,7 @@ from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.domain.workflows import parse_pattern, parse_workflow
 from memory_app.extract.base import ExtractedItem
 from memory_app.extract.offline import OfflineExtractor
-from memory_app.extract.procedures import normalise_command, repeated_sequences
+from memory_app.extract.procedures import normalise_command, repeated_sequences, run_name
 from memory_app.retrieval.context import ContextRequest
 from memory_app.service import MemoryService
 from tests.helpers import conversation
@@ -126,7 +126,7 @@ def test_the_same_command_run_twice_in_a_session_is_a_workflow() -> None:
     ]
     (flow,) = items
     parsed = parse_workflow(flow.content)
-    assert parsed is not None and parsed.name == "publish"
+    assert parsed is not None and parsed.name == "bump the version, tag, build and publish"
     assert parsed.steps == (
         "`npm version patch`",
         "`git tag <version>`",
@@ -136,6 +136,39 @@ def test_the_same_command_run_twice_in_a_session_is_a_workflow() -> None:
     # Once is not a habit.
     once = OfflineExtractor().extract(_session(RELEASE, "b"), DEFAULT_CATEGORIES)
     assert not [i for i in once if i.type == "workflow"]
+
+
+def test_a_loop_run_in_a_session_is_one_workflow_named_by_what_its_steps_do() -> None:
+    """Test, commit, test, commit...: every rotation of the loop repeats, but the routine
+    is one, told from where the session starts it."""
+    loop = ["ruff check .", "pytest -q", "git add -A", "git commit -m 'Next'"]
+    transcript = _session(["ls", *loop * 3, "git push"], "a")
+    (flow,) = [
+        i
+        for i in OfflineExtractor().extract(transcript, DEFAULT_CATEGORIES)
+        if i.type == "workflow"
+    ]
+    assert flow.content == (
+        "check, test and commit:\n1. `ruff check .`\n2. `pytest -q`\n3. `git add -A`\n"
+        '4. `git commit -m "…"`'
+    )
+    assert repeated_sequences([["b", "c", "a", "b", "c", "a", "b"]]) == [("b", "c", "a")]
+    # A run that wraps round a longer loop is a piece of it.
+    assert repeated_sequences([["a", "b", "c", "d"] * 2, ["d", "a", "b", "x"]]) == [
+        ("a", "b", "c", "d")
+    ]
+
+
+def test_a_command_run_is_named_by_what_its_steps_do() -> None:
+    assert run_name(["make docs", "make dist", "twine upload"]) == "build and publish"
+    assert run_name(["ruff format", "mypy", "uv run pytest", "git push"]) == (
+        "format, check, test and push"
+    )
+    assert run_name(["git pull", "mix ecto.migrate", "mix test"]) == (
+        "update the branch, migrate and test"
+    )
+    assert run_name(["pip install foo==<version>", "pytest"]) == "install and test"
+    assert run_name(["docker compose up", "curl localhost:8000"]) == "curl localhost:8000"
 
 
 def test_a_command_sequence_seen_in_two_sessions_is_found() -> None:

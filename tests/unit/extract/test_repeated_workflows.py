@@ -1,16 +1,25 @@
 """Workflows from command runs repeated across sessions: imported one by one into a real
 store, three sessions running the same steps make one workflow memory, a fourth
-reinforces it, two are not a habit, and commands that only look around never are."""
+reinforces it, two are not a habit, and commands that only look around never are. A loop
+is one workflow, not one per rotation; a task resumed into new session files is one
+session; a conversation kept pending gets its workflows when it is extracted again; and a
+failure of the step never costs the import."""
 
 from __future__ import annotations
 
+import logging
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+import pytest
 from sqlmodel import select
 
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.domain.workflows import parse_workflow
+from memory_app.extract import repeated_workflows
+from memory_app.extract.offline import OfflineExtractor
 from memory_app.extract.procedures import (
     normalise_command,
     recurring_runs,
@@ -20,6 +29,7 @@ from memory_app.extract.procedures import (
 from memory_app.ingest import parse_source
 from memory_app.service import MemoryService
 from memory_app.store.tables import MemoryItemRow
+from tests.helpers import ScriptedExtractor
 
 PROJECT = "/home/dev/shop"
 CHECK_TEST_COMMIT = [
@@ -109,7 +119,7 @@ def test_three_sessions_with_the_same_steps_make_one_workflow_and_a_fourth_reinf
     (flow,) = _workflows(service)
     parsed = parse_workflow(flow.content)
     assert parsed is not None
-    assert parsed.name == "commit"
+    assert parsed.name == "check, test and commit"
     assert parsed.steps == ("`ruff check`", "`pytest`", "`git add`", "`git commit`")
     assert flow.category == "project_conventions"
     assert flow.project == PROJECT
@@ -161,8 +171,6 @@ def test_a_session_that_grows_is_counted_once(service: MemoryService) -> None:
 
 
 def replace_turns(transcript: Transcript, turns: tuple[Turn, ...]) -> Transcript:
-    from dataclasses import replace
-
     return replace(transcript, turns=turns)
 
 
@@ -176,8 +184,135 @@ def test_the_real_sample_sessions_make_no_cross_session_workflow(
             service.memorize(transcript)
     spotter = parse_source(samples_dir / "claude-code" / "spotter_subagent.jsonl").transcripts[0]
     assert len(session_commands(spotter)) >= 4
-    from dataclasses import replace
-
     for n in range(2):
         service.memorize(replace(spotter, session_id=f"copy-{n}", turns=spotter.turns[: -1 - n]))
     assert [r.content for r in _workflows(service) if "commands" in r.tags] == []
+
+
+LOOP = ["pytest -q", "git add -A", "git commit -m 'Next fix'"]
+
+
+def test_a_loop_run_again_and_again_is_one_run_told_from_where_the_sessions_start_it() -> None:
+    loop = ["pytest", "git add", "git commit"] * 2
+    assert recurring_runs({"a": loop, "b": loop, "c": loop}) == [
+        (("pytest", "git add", "git commit"), ["a", "b", "c"])
+    ]
+    # One session joins the loop half-way: most start it with the tests.
+    late = ["git add", "git commit", *loop]
+    assert recurring_runs({"a": loop, "b": late, "c": loop}) == [
+        (("pytest", "git add", "git commit"), ["a", "b", "c"])
+    ]
+    # A longer loop holds the shorter one and the runs across its end.
+    long = ["ruff check", "pytest", "git add", "git commit"] * 3
+    short = ["ruff check", "pytest", "git add"] * 2
+    assert recurring_runs({"a": long, "b": long, "c": [*short, *long]}) == [
+        (("ruff check", "pytest", "git add", "git commit"), ["a", "b", "c"])
+    ]
+
+
+def test_sessions_looping_over_their_steps_make_one_workflow_named_by_what_it_does(
+    service: MemoryService,
+) -> None:
+    for n in range(3):
+        service.memorize(_session(f"l{n}", _noise(*LOOP * 4), day=n + 1))
+    # One routine: seen run twice in the first session, then across the three.
+    (in_one, across) = sorted(_workflows(service), key=lambda r: r.id or 0)
+    assert in_one.content == (
+        'test and commit:\n1. `pytest -q`\n2. `git add -A`\n3. `git commit -m "…"`'
+    )
+    assert in_one.context == "the same commands run twice in one session"
+    assert across.content == "test and commit:\n1. `pytest`\n2. `git add`\n3. `git commit`"
+    assert across.context is not None and "in 3 sessions" in across.context
+
+
+def _resumed(earlier: Transcript, name: str, commands: list[str]) -> Transcript:
+    """Claude Code's --resume: a new session file that starts with a copy of the turns
+    of the session it resumes (their times unchanged), then its own."""
+    more = _session(name, commands, day=earlier.started_at.day if earlier.started_at else 1)
+    at = (earlier.ended_at or datetime(2026, 5, 1, tzinfo=UTC)) + timedelta(hours=1)
+    own = tuple(
+        Turn(len(earlier.turns) + n, t.speaker, t.text, t.kind, at + timedelta(minutes=n))
+        for n, t in enumerate(more.turns)
+    )
+    return replace(
+        earlier,
+        session_id=name,
+        turns=(*earlier.turns, *own),
+        ended_at=at + timedelta(minutes=len(own)),
+    )
+
+
+def test_a_task_resumed_twice_is_one_session_not_a_routine(service: MemoryService) -> None:
+    first = _session("r1", CHECK_TEST_COMMIT, day=1)
+    second = _resumed(first, "r2", ["make docs"])
+    third = _resumed(second, "r3", ["twine upload dist/*"])
+    for transcript in (first, second, third):
+        service.memorize(transcript)
+    assert _workflows(service) == []  # the same calls three times, run once
+    # Two separate sessions with the same steps: now three sessions ran them.
+    service.memorize(_session("x1", CHECK_TEST_COMMIT, day=8))
+    assert _workflows(service) == []
+    service.memorize(_session("x2", CHECK_TEST_COMMIT, day=9))
+    (flow,) = _workflows(service)
+    assert flow.context is not None and flow.context.startswith("the same commands in 3 sessions")
+
+
+def test_sessions_continuing_one_task_count_as_one(service: MemoryService) -> None:
+    """Continued after its context ran out, a task goes on in a new session that opens
+    with Claude Code's summary: the episodes join them into one run, counted once."""
+    opening = "This session is being continued from a previous conversation that ran out"
+    first = _session("c1", CHECK_TEST_COMMIT, day=1)
+    service.memorize(first)
+    for n in (2, 3):
+        later = _session(f"c{n}", CHECK_TEST_COMMIT, day=1, prompt=f"{opening} (part {n}).")
+        shift = timedelta(hours=n)
+        turns = tuple(
+            replace(t, timestamp=t.timestamp and t.timestamp + shift) for t in later.turns
+        )
+        service.memorize(
+            replace(
+                later,
+                turns=turns,
+                started_at=(later.started_at or first.started_at or datetime.now(UTC)) + shift,
+                ended_at=(later.ended_at or datetime.now(UTC)) + shift,
+            )
+        )
+    assert _workflows(service) == []
+    service.memorize(_session("y1", CHECK_TEST_COMMIT, day=5))
+    assert _workflows(service) == []  # the task and one other session
+    service.memorize(_session("y2", CHECK_TEST_COMMIT, day=7))
+    assert len(_workflows(service)) == 1
+
+
+def test_a_conversation_kept_pending_gets_its_workflows_when_extracted_again(
+    open_service: Any,
+) -> None:
+    service = open_service(OfflineExtractor())
+    for n in range(2):
+        service.memorize(_session(f"p{n}", CHECK_TEST_COMMIT, day=n + 1))
+    service.extractor = ScriptedExtractor(fail_with=RuntimeError("the API is overloaded"))
+    third = service.memorize(_session("p2", CHECK_TEST_COMMIT, day=3))
+    assert third.status == "pending" and _workflows(service) == []
+    service.extractor = OfflineExtractor()
+    (retried,) = service.retry_pending().results
+    (flow,) = _workflows(service)
+    assert flow.source_resource_id == third.resource_id and flow.id in retried.items_added
+    # Extracted again later, it reinforces the same workflow, never copies it.
+    again = service.reextract(third.resource_id)
+    (same,) = _workflows(service)
+    assert same.id == flow.id and flow.id in again.items_reinforced
+
+
+def test_a_failure_in_the_step_is_logged_and_the_import_goes_on(
+    service: MemoryService, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*_: object) -> None:
+        raise RuntimeError("a step nobody foresaw")
+
+    monkeypatch.setattr(repeated_workflows, "step_key", broken)
+    with caplog.at_level(logging.ERROR):
+        result = service.memorize(
+            _session("f1", CHECK_TEST_COMMIT, prompt="We always use pnpm, never npm.", day=1)
+        )
+    assert result.status == "success" and result.items_added
+    assert "workflows across sessions skipped" in caplog.text

@@ -12,7 +12,13 @@ import pytest
 
 from memory_app.domain.retrieval import RetrievalQuery
 from memory_app.retrieval import assisted
-from memory_app.retrieval.assisted import AssistLimits, RetrievalAssistant
+from memory_app.retrieval.assisted import (
+    AssistLimits,
+    RetrievalAssistant,
+    Sufficiency,
+    Unavailable,
+)
+from memory_app.retrieval.assisted.deadline import within
 from memory_app.retrieval.context import ContextRequest
 from memory_app.service import MemoryService
 from tests.unit.extract.fake_anthropic import (
@@ -235,3 +241,64 @@ def test_an_empty_task_asks_nothing(store: MemoryService) -> None:
     found = assisted.retrieve(store, RetrievalQuery(text="  "), assistant(api))
     assert api.calls == 0 and ids(found.results) == ids(store.retrieve(""))
     assert found.assistance.note == "assisted retrieval unavailable: there is no task to search for"
+
+
+def _slow_check(body: dict[str, Any]) -> httpx2.Response:
+    time.sleep(1.0)
+    return message({"sufficient": True, "reason": "late"})
+
+
+@pytest.mark.parametrize(
+    ("check", "limits", "reason"),
+    [
+        (api_error(500, "api_error", "boom"), {"max_retries": 0}, "HTTP 500"),
+        (message("not json"), {}, "not a valid Sufficiency"),
+        (message({"reason": "no verdict"}), {}, "not a valid Sufficiency"),
+        (_slow_check, {"timeout": 0.5}, "no answer within 0.5 s"),
+    ],
+)
+def test_a_failed_check_keeps_the_plans_queries_and_says_why(
+    store: MemoryService, check: Any, limits: dict[str, Any], reason: str
+) -> None:
+    broker = memory_id(store, BROKER)
+    api = FakeMessagesAPI(PLAN, check)
+    before = store.usage().requests
+
+    found = assisted.retrieve(store, RetrievalQuery(text=TASK), assistant(api, **limits))
+
+    help_ = found.assistance
+    assert help_.used and help_.note is None  # not a fallback: the queries were used
+    assert broker in ids(found.results) and help_.added == (broker,)
+    assert help_.sufficient is None and reason in (help_.check_failed or "")
+    assert help_.to_json()["check_failed"] == help_.check_failed
+    assert help_.to_json()["tokens"]["requests"] == 2
+    assert store.usage().requests - before == 2  # the plan's tokens are recorded
+    assert store.extraction_runs(1)[0].status == "success"
+
+    api = FakeMessagesAPI(PLAN, check)
+    built = assisted.context(store, ContextRequest(task=TASK, budget=600), assistant(api, **limits))
+    assert built.assistance.used and built.assistance.sufficient is None
+    assert reason in (built.assistance.check_failed or "")
+    assert built.lead == "" and BROKER in built.render()
+
+
+def test_a_wordy_reason_does_not_cost_the_verdict(store: MemoryService) -> None:
+    wordy = "The summary of architectural decisions names RabbitMQ as the broker. " * 8
+    api = FakeMessagesAPI(PLAN, {"sufficient": True, "reason": wordy})
+
+    found = assisted.retrieve(store, RetrievalQuery(text=TASK), assistant(api))
+
+    assert found.assistance.used and found.assistance.sufficient is True
+    assert found.assistance.check_failed is None
+    assert len(Sufficiency.model_validate({"sufficient": False, "reason": wordy}).reason) == 200
+
+
+def test_an_unexpected_error_of_the_client_is_unavailable_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def closed() -> None:
+        raise RuntimeError("Cannot send a request, as the client has been closed.")
+
+    with pytest.raises(Unavailable, match="the client failed: RuntimeError"):
+        within(closed, time.monotonic() + 5, 5, lambda e: f"the client failed: {type(e).__name__}")
+    assert "unexpected error" in caplog.text and "has been closed" in caplog.text

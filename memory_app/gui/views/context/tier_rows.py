@@ -77,6 +77,7 @@ def tier_title(tier: TierPlan) -> str:
         "relevant": translate("TierRows", "Relevant to the task"),
         "background": translate("TierRows", "Background"),
         "index": translate("TierRows", "Index"),
+        "conversation": translate("TierRows", "This conversation so far"),
     }.get(tier.key, tier.title)
 
 
@@ -165,7 +166,8 @@ def entry_row(entry: ContextEntry, icons: dict[str, QIcon]) -> QTreeWidgetItem:
         tokens = translate("TierRows", "{tokens} · {level}").format(
             tokens=tokens, level=level_name(entry.level)
         )
-    row = QTreeWidgetItem([entry.text, tokens, score])
+    # One line in the tree (a chunk's summary spans lines); the tooltip keeps its lines.
+    row = QTreeWidgetItem([" ".join(entry.text.split()), tokens, score])
     row.setData(0, ROW_ROLE, entry)
     for column in (TOKENS, SCORE):
         row.setTextAlignment(column, RIGHT)
@@ -185,7 +187,7 @@ def entry_row(entry: ContextEntry, icons: dict[str, QIcon]) -> QTreeWidgetItem:
         row.setToolTip(SCORE, describe_score(entry.breakdown))
     else:
         row.setIcon(TEXT, icons["blank"])
-        row.setToolTip(TEXT, html.escape(entry.text))
+        row.setToolTip(TEXT, html.escape(entry.text).replace("\n", "<br>"))
     return row
 
 

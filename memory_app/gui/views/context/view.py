@@ -27,13 +27,20 @@ from PySide6.QtWidgets import (
 )
 
 from memory_app.domain.budget import ContextEntry
+from memory_app.domain.jobs import JobState
+from memory_app.gui.claude_access import claude_ready
 from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
 from memory_app.gui.views.base import View
 from memory_app.gui.views.context.claude_md import ClaudeMdExporter
 from memory_app.gui.views.context.predicted_panel import PredictedPanel
-from memory_app.gui.views.context.preview_data import ContextPreview, ExcludedMemory, load_preview
-from memory_app.gui.views.context.request_bar import ContextRequestBar
+from memory_app.gui.views.context.preview_data import (
+    ContextPreview,
+    ExcludedMemory,
+    load_assisted_preview,
+    load_preview,
+)
+from memory_app.gui.views.context.request_bar import RECENT_CONVERSATIONS, ContextRequestBar
 from memory_app.gui.views.context.tier_rows import row_icons
 from memory_app.gui.views.context.tiers_panel import TiersPanel
 from memory_app.gui.widgets.diff_dialog import DiffDialog
@@ -73,6 +80,9 @@ class ContextView(View):
         self.controls = ContextRequestBar(context, self.preview_page)
         self.controls.edited.connect(self._refresh_timer.start)
         self.controls.project_changed.connect(self.refresh)
+        self.controls.ask_claude.connect(self.ask_claude)
+        self.claude_ready = False  # Claude configured (looked up on the worker on reload)
+        self.asking = False  # "Ask Claude" waits for an answer
         column.addWidget(self.controls)
         splitter = QSplitter(self.preview_page)
         self.tiers = TiersPanel(
@@ -236,6 +246,10 @@ class ContextView(View):
         stats = await self.context.call(service.get_stats)
         projects = await self.context.call(service.projects)
         self.show_projects(projects)
+        recent = await self.context.call(service.resources, limit=RECENT_CONVERSATIONS)
+        self.controls.show_conversations(recent)
+        self.claude_ready = await self.context.call(claude_ready, service)
+        self.controls.set_claude(ready=self.claude_ready, asking=self.asking)
         stored = sum(stats.items_by_category.values())
         self.pages.setCurrentWidget(self.main if stored else self.empty)
         await self._refresh()
@@ -260,8 +274,54 @@ class ContextView(View):
         self._serial += 1
         serial = self._serial
         request = self.current_request()
-        preview = await self.context.call(load_preview, self.context.service, request)
+        try:
+            preview = await self.context.call(load_preview, self.context.service, request)
+        except LookupError as exc:  # the conversation picked was deleted meanwhile
+            if serial == self._serial:
+                self.show_message(str(exc), error=True)
+                self.context.spawn(self.reload())  # the picker drops it, then asks again
+            return
         if serial == self._serial:  # a newer request is under way: its answer wins
+            self.show_preview(preview)
+
+    def ask_claude(self) -> Any:
+        """Build the preview with Claude's help (a task; None when Claude is not
+        configured or already asked). A later change of the request shows the offline
+        preview again: Claude is asked only when the button says so."""
+        if not self.claude_ready or self.asking:
+            return None
+        self._refresh_timer.stop()
+        self._serial += 1
+        self.asking = True
+        self.controls.set_claude(ready=True, asking=True)
+        self.context.status.begin(self.tr("Asking Claude for the context"))
+        return self.context.spawn(self._ask(self._serial, self.current_request()))
+
+    async def _ask(self, serial: int, request: ContextRequest) -> None:
+        service = self.context.service
+        try:
+            preview = await self.context.jobs.run(
+                "assisted-context",
+                lambda _state: load_assisted_preview(service, request),
+                JobState(),
+            )
+        except Exception as exc:  # a store error: the window keeps working
+            message = self.tr("Could not build the context with Claude: {error}").format(
+                error=str(exc) or type(exc).__name__
+            )
+            self.show_message(message, error=True)
+            self.context.status.fail(message)
+            return
+        finally:
+            self.asking = False
+            self.controls.set_claude(ready=self.claude_ready, asking=False)
+        assistance = preview.assistance
+        self.context.status.finish(
+            self.tr("Claude was not used")
+            if assistance is None or not assistance.used
+            else self.tr("Claude helped build the context")
+        )
+        if serial == self._serial:  # the request was not changed meanwhile
             self.show_preview(preview)
 
     def _store_changed(self) -> None:
@@ -276,22 +336,24 @@ class ContextView(View):
         self.preview = preview
         self.tiers.show_preview(preview)
 
+        self.controls.show_assistance(preview.assistance)
         plan = preview.plan
         text_scroll = self.rendered.verticalScrollBar().value()
-        self.rendered.setPlainText(plan.render())
+        self.rendered.setPlainText(preview.render())
         self.rendered.verticalScrollBar().setValue(text_scroll)
         memories = len(plan.item_ids)
         conflicts = sum(1 for t in plan.tiers for e in t.entries if e.conflict_id is not None)
         parts = [
-            self.tr("{used} of %Ln tokens used", "", plan.budget).format(used=plan.used),
+            self.tr("{used} of %Ln tokens used", "", plan.budget).format(used=preview.used),
             self.tr("%Ln memories", "", memories),
         ]
         if conflicts:
             parts.append(self.tr("%Ln open conflicts", "", conflicts))
         self.footer.setText(" · ".join(parts))
         self.meter.setRange(0, plan.budget)
-        self.meter.setValue(min(plan.used, plan.budget))
-        self.meter.setToolTip(self.tr("%Ln tokens of the budget left", "", plan.remaining))
+        self.meter.setValue(min(preview.used, plan.budget))
+        left = plan.budget - preview.used
+        self.meter.setToolTip(self.tr("%Ln tokens of the budget left", "", left))
 
     def show_message(self, text: str, *, error: bool = False) -> None:
         self.message.setText(text)
@@ -320,7 +382,7 @@ class ContextView(View):
 
     def copy_preview(self) -> None:
         QGuiApplication.clipboard().setText(self.rendered.toPlainText())
-        used = self.preview.plan.used if self.preview is not None else 0
+        used = self.preview.used if self.preview is not None else 0
         self.context.events.notify.emit(self.tr("Copied the context (%Ln tokens).", "", used), None)
 
     def export_claude_md(self) -> None:

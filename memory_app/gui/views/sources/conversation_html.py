@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QColor, QFontDatabase, QPalette
 
+from memory_app.chunks.builder import ConversationChunk
 from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.domain.records import MemoryRecord, ResourceRecord, TurnRecord
 from memory_app.gui.colours import mix
 from memory_app.gui.models.resource_table_model import format_date, resource_title
 from memory_app.gui.translations import translate
+from memory_app.gui.views.sources.conversation_summary import summary_html
 
 # Tool output longer than this many lines (or characters) is cut, with a link to expand it.
 TOOL_PREVIEW_LINES = 20
@@ -134,6 +136,7 @@ class Conversation:
     text: str
     turns: list[TurnRecord]
     memories: list[MemoryRecord]
+    chunks: list[ConversationChunk] = field(default_factory=list)  # with their summaries
 
     def memories_by_turn(self) -> tuple[dict[int, list[MemoryRecord]], set[int]]:
         """The memories to link at each turn (the first of their span), and every turn
@@ -154,6 +157,7 @@ class ReaderState:
     conversation: Conversation
     focus: tuple[int, int] | None = None
     expanded: set[int] = field(default_factory=set)
+    summary_open: bool = False  # the chunk summaries unfolded above the turns
 
 
 def _escape(text: str, colours: ReaderColours) -> str:
@@ -347,6 +351,7 @@ def render_conversation(state: ReaderState, colours: ReaderColours, base_pt: flo
     parts = [
         f'<html><body style="color:{colours.text}">',
         _header_html(conversation, colours),
+        summary_html(conversation.chunks, state.summary_open, colours),
     ]
     text = conversation.text
     for turn in conversation.turns:

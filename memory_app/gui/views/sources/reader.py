@@ -14,6 +14,7 @@ import html
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QStackedWidget, QTextBrowser, QWidget
 
+from memory_app.chunks.context import chunks_of
 from memory_app.domain.records import ItemQuery
 from memory_app.gui.context import AppContext
 from memory_app.gui.views.sources.conversation_html import (
@@ -24,14 +25,18 @@ from memory_app.gui.views.sources.conversation_html import (
 )
 from memory_app.service import MemoryService
 
+SUMMARY_KEY = "sources/summary_open"  # the chunk summaries unfolded, remembered
 # The statuses of memories a conversation "produced" (deleted ones are gone for the user).
 _PRODUCED_STATUSES = ("active", "archived", "superseded")
 
 
 def fetch_conversation(service: MemoryService, resource_id: int) -> Conversation:
-    """A conversation, its turns and the memories it produced (runs on the DB worker)."""
+    """A conversation, its turns, its chunks with their summaries and the memories it
+    produced (runs on the DB worker)."""
     record, text = service.get_resource(resource_id)
     turns = service.resource_turns(resource_id)
+    with service.db.reading() as session:
+        chunks = chunks_of(session.connection(), resource_id)
     memories = service.query_items(
         ItemQuery(
             source_resource_id=resource_id,
@@ -42,7 +47,7 @@ def fetch_conversation(service: MemoryService, resource_id: int) -> Conversation
         )
     )
     memories.sort(key=lambda m: m.id)
-    return Conversation(record, text, turns, memories)
+    return Conversation(record, text, turns, memories, chunks)
 
 
 class ConversationReader(QStackedWidget):
@@ -122,11 +127,21 @@ class ConversationReader(QStackedWidget):
         if request != self._request:
             return  # another conversation was asked for meanwhile
         expanded = self._state.expanded if keep and self._state is not None else set()
-        self._state = ReaderState(conversation, focus, expanded)
+        self._state = ReaderState(conversation, focus, expanded, self._summary_open())
         scroll = self.browser.verticalScrollBar().value() if keep else None
         self._render(scroll=scroll)
         if focus is not None and not keep:
             self.scroll_to_turn(focus[0])
+
+    def _summary_open(self) -> bool:
+        return str(self.context.settings.value(SUMMARY_KEY, "false")).lower() == "true"
+
+    def set_summary_open(self, unfolded: bool) -> None:
+        """Unfold or fold the chunk summaries (remembered for the next conversation)."""
+        self.context.settings.setValue(SUMMARY_KEY, "true" if unfolded else "false")
+        if self._state is not None:
+            self._state.summary_open = unfolded
+            self._render(scroll=self.browser.verticalScrollBar().value())
 
     def _show_message(self, text: str) -> None:
         self._state = None
@@ -166,6 +181,10 @@ class ConversationReader(QStackedWidget):
             return
         if scheme == "memory":
             self.context.events.navigate.emit("memories", int(target))
+        elif scheme == "turn":  # a chunk's first turn, from the summary
+            self.scroll_to_turn(int(target))
+        elif scheme in ("summary-open", "summary-close"):
+            self.set_summary_open(scheme == "summary-open")
         elif scheme == "retry":
             self.retry_requested.emit(int(target))
         elif scheme in ("expand", "collapse") and self._state is not None:
