@@ -6,6 +6,8 @@ rewrites what a past import was estimated to cost.
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -46,6 +48,53 @@ def price_for(model: str) -> tuple[float, float] | None:
         if name.startswith(prefix):
             return PRICES_PER_MTOK[prefix]
     return None
+
+
+def billed_input_tokens(usage: Any) -> int:
+    """A Messages API answer's input tokens, cache writes and reads included (all three
+    are billed as input here: see PRICES_PER_MTOK)."""
+    return (
+        (usage.input_tokens or 0)
+        + (getattr(usage, "cache_creation_input_tokens", None) or 0)
+        + (getattr(usage, "cache_read_input_tokens", None) or 0)
+    )
+
+
+class TokenMeter:
+    """Requests and tokens of one step (an extraction, an assisted search), added up
+    across the threads its requests answer on."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.started = time.monotonic()
+
+    def request(self) -> None:
+        with self.lock:
+            self.requests += 1
+
+    def add(self, usage: Any) -> None:
+        tokens_in = billed_input_tokens(usage)
+        with self.lock:
+            self.input_tokens += tokens_in
+            self.output_tokens += usage.output_tokens or 0
+
+    def usage(
+        self, kind: str, model: str, error: str | None, category: str | None = None
+    ) -> CallUsage:
+        return CallUsage(
+            kind=kind,
+            model=model,
+            requests=self.requests,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            duration_ms=int((time.monotonic() - self.started) * 1000),
+            status="error" if error else "success",
+            error=error,
+            category=category,
+        )
 
 
 def estimate_cost(model: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -22,7 +22,7 @@ import pydantic
 from sqlalchemy import Connection, update
 
 from memory_app.domain.transcripts import Transcript
-from memory_app.domain.usage import CallUsage
+from memory_app.domain.usage import CallUsage, billed_input_tokens
 from memory_app.episodes.model import Enrichment
 from memory_app.episodes.store import EPISODE, EpisodeRun, stored_transcript
 from memory_app.extract.claude import message_problem
@@ -166,12 +166,7 @@ class EpisodeEnricher:
             if problem is not None:
                 raise ValueError(f"the answer is not a Messages response: {problem}")
             usage = message.usage
-            tokens = (
-                (usage.input_tokens or 0)
-                + (getattr(usage, "cache_creation_input_tokens", None) or 0)
-                + (getattr(usage, "cache_read_input_tokens", None) or 0),
-                usage.output_tokens or 0,
-            )
+            tokens = (billed_input_tokens(usage), usage.output_tokens or 0)
             if message.stop_reason == "max_tokens":
                 raise ValueError("the answer was cut off at the token limit")
             text = "".join(b.text for b in message.content if b.type == "text")

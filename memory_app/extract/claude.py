@@ -62,7 +62,7 @@ from memory_app.domain.digest import MAX_TOPICS
 from memory_app.domain.records import MemoryRecord
 from memory_app.domain.summary import MAX_FACTS, EvolvedSummary
 from memory_app.domain.transcripts import Transcript
-from memory_app.domain.usage import CallUsage
+from memory_app.domain.usage import CallUsage, TokenMeter
 from memory_app.extract.base import (
     CONFIDENCE_THRESHOLD,
     ExtractedItem,
@@ -114,46 +114,6 @@ class _Truncated(Exception):
 @cache
 def _output_format(model: type[pydantic.BaseModel]) -> dict[str, Any]:
     return {"type": "json_schema", "schema": anthropic.transform_schema(model)}
-
-
-class _Meter:
-    """Requests and tokens of one step, added up across the chunk threads."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.requests = 0
-        self.input_tokens = 0
-        self.output_tokens = 0
-        self.started = time.monotonic()
-
-    def request(self) -> None:
-        with self._lock:
-            self.requests += 1
-
-    def add(self, usage: Any) -> None:
-        tokens_in = (
-            (usage.input_tokens or 0)
-            + (getattr(usage, "cache_creation_input_tokens", None) or 0)
-            + (getattr(usage, "cache_read_input_tokens", None) or 0)
-        )
-        with self._lock:
-            self.input_tokens += tokens_in
-            self.output_tokens += usage.output_tokens or 0
-
-    def usage(
-        self, kind: str, model: str, error: str | None, category: str | None = None
-    ) -> CallUsage:
-        return CallUsage(
-            kind=kind,
-            model=model,
-            requests=self.requests,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            duration_ms=int((time.monotonic() - self.started) * 1000),
-            status="error" if error else "success",
-            error=error,
-            category=category,
-        )
 
 
 @dataclass(frozen=True)
@@ -219,7 +179,7 @@ class ModelExtractor(ABC):
         # Each chunk after the first is sent with a summary of the conversation before it.
         room = earlier_room(self.settings.chunk_chars) - len(_EARLIER_BREAK)
         earlier = ["", *earlier_contexts(transcript, [c.positions[0] for c in chunks[1:]], room)]
-        meter = _Meter()
+        meter = TokenMeter()
         error: str | None = None
         try:
             response_type = extraction_model_for(categories)
@@ -243,7 +203,7 @@ class ModelExtractor(ABC):
         categories: Sequence[Category],
         known: Sequence[KnownMemory],
         response_type: type[ExtractionResponseBase],
-        meter: _Meter,
+        meter: TokenMeter,
     ) -> list[list[ExtractedItem]]:
         parts = len(chunks)
 
@@ -271,7 +231,7 @@ class ModelExtractor(ABC):
         categories: Sequence[Category],
         known: Sequence[KnownMemory],
         response_type: type[ExtractionResponseBase],
-        meter: _Meter,
+        meter: TokenMeter,
         depth: int,
     ) -> list[ExtractedItem]:
         """`part`: the chunk's number, how many there are, and the summary of the
@@ -321,7 +281,7 @@ class ModelExtractor(ABC):
     ) -> EvolvedSummary:
         """Merge new items into a category's summary; returns its sections and change log."""
         self._refuse_when_broken()
-        meter = _Meter()
+        meter = TokenMeter()
         error: str | None = None
         prompt = evolution_prompt(category, current_markdown, new_items, MAX_FACTS)
         try:
@@ -353,7 +313,7 @@ class ModelExtractor(ABC):
         sent = self._compression_batch(category, ranked)
         left_out = ranked[len(sent) :]
         prompt = compression_prompt(category, sent, MAX_TOPICS, total=len(ranked))
-        meter = _Meter()
+        meter = TokenMeter()
         error: str | None = None
         try:
             return self._ask(
@@ -408,7 +368,7 @@ class ModelExtractor(ABC):
         prompt: str,
         response_type: type[R],
         convert: Callable[[R], T],
-        meter: _Meter,
+        meter: TokenMeter,
     ) -> T:
         attempts = self.settings.invalid_retries + 1
         problem: str | None = None
@@ -437,7 +397,7 @@ class ModelExtractor(ABC):
         system: str | None,
         prompt: str,
         response_type: type[pydantic.BaseModel],
-        meter: _Meter,
+        meter: TokenMeter,
     ) -> tuple[str, str | None]:
         """The model's answer text to one prompt and why it stopped (None: unknown);
         raises ExtractorError when there is no answer. Counts the request in `meter`."""
@@ -554,7 +514,7 @@ class ClaudeExtractor(ModelExtractor):
         system: str | None,
         prompt: str,
         response_type: type[pydantic.BaseModel],
-        meter: _Meter,
+        meter: TokenMeter,
     ) -> tuple[str, str | None]:
         message = self._call(system, prompt, response_type, meter)
         text = "".join(b.text for b in message.content if b.type == "text")
@@ -572,7 +532,7 @@ class ClaudeExtractor(ModelExtractor):
         system: str | None,
         prompt: str,
         response_type: type[pydantic.BaseModel],
-        meter: _Meter,
+        meter: TokenMeter,
     ) -> anthropic.types.Message:
         kwargs: dict[str, Any] = {
             "model": self.model,

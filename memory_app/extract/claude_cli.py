@@ -46,8 +46,9 @@ import platformdirs
 import pydantic
 
 from memory_app.config import APP_FOLDER
+from memory_app.domain.usage import TokenMeter
 from memory_app.extract.base import ExtractorError
-from memory_app.extract.claude import ConnectionCheck, ModelExtractor, _Meter
+from memory_app.extract.claude import ConnectionCheck, ModelExtractor
 from memory_app.extract.claude_cli_settings import (
     ClaudeCliSettings,
     find_claude,
@@ -220,7 +221,7 @@ class ClaudeCliExtractor(ModelExtractor):
         system: str | None,
         prompt: str,
         response_type: type[pydantic.BaseModel],
-        meter: _Meter,
+        meter: TokenMeter,
     ) -> tuple[str, str | None]:
         self._refuse_when_broken()
         attempts = 1 + self.settings.max_retries
@@ -273,7 +274,7 @@ class ClaudeCliExtractor(ModelExtractor):
                 known = self._flags[path] = _supported_flags(path, self._env)
             return known
 
-    def _call(self, argv: list[str], prompt: str, timeout: float, meter: _Meter) -> _Answer:
+    def _call(self, argv: list[str], prompt: str, timeout: float, meter: TokenMeter) -> _Answer:
         """Run the CLI once and read its answer; raises _CallFailed."""
         code, out, err = _run(argv, prompt, timeout, self._env)
         envelope = _envelope(out)
@@ -320,7 +321,7 @@ class ClaudeCliExtractor(ModelExtractor):
         try:
             argv = self._argv(None)
             timeout = min(self.cli.timeout, CONNECTION_TIMEOUT)
-            answer = self._call(argv, CONNECTION_PROMPT, timeout, _Meter())
+            answer = self._call(argv, CONNECTION_PROMPT, timeout, TokenMeter())
         except _CallFailed as exc:
             return ConnectionCheck(False, self.model, None, exc.text)
         latency = int((time.monotonic() - started) * 1000)

@@ -67,13 +67,13 @@ def context(
         said = consult(service, query, assistant, meter, guard)
     except Unavailable as exc:
         with guard:
-            record_usage(service, meter.usage(model, str(exc)))
+            record_usage(service, meter.call_usage(model, str(exc)))
             plan = service.build_context(request, record_access=record_access)
         return AssistedContext(plan, fallback(str(exc), meter, model))
     lead = ""
     summaries: tuple[CategorySummary, ...] = ()
     with guard:
-        record_usage(service, meter.usage(model, None))
+        record_usage(service, meter.call_usage(model, None))
         if said.sufficient:
             lead, summaries = _lead(said.summaries, request.budget)
             plan = service.build_context(

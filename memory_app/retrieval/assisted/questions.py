@@ -187,8 +187,7 @@ class RetrievalAssistant:
                 "format": {"type": "json_schema", "schema": anthropic.transform_schema(answer)}
             },
         }
-        with meter.lock:
-            meter.requests += 1
+        meter.request()
 
         def call() -> anthropic.types.Message:
             message = client.messages.create(**kwargs)

@@ -63,7 +63,7 @@ class Consultation:
             ignored_categories=self.ignored,
             sufficient=self.sufficient,
             check_failed=self.check_failed,
-            usage=meter.usage(model, None),
+            usage=meter.call_usage(model, None),
             **shown,
         )
 
@@ -89,10 +89,10 @@ def retrieve(
         said = consult(service, query, assistant, meter, guard)
     except Unavailable as exc:
         with guard:
-            record_usage(service, meter.usage(model, str(exc)))
+            record_usage(service, meter.call_usage(model, str(exc)))
             return _offline(service, offline, fallback(str(exc), meter, model), record_access)
     with guard:
-        record_usage(service, meter.usage(model, None))
+        record_usage(service, meter.call_usage(model, None))
         added: tuple[int, ...] = ()
         if said.sufficient:
             results = offline

@@ -5,12 +5,10 @@ and the usage run the dashboard counts."""
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memory_app.domain.usage import CallUsage
+from memory_app.domain.usage import CallUsage, TokenMeter
 
 if TYPE_CHECKING:
     from memory_app.service import MemoryService
@@ -77,45 +75,18 @@ class Assistance:
         }
 
 
-@dataclass
-class Meter:
-    """The requests and tokens of one assisted call; requests answer on other threads."""
+class Meter(TokenMeter):
+    """The requests and tokens of one assisted call (recorded as kind `retrieve`)."""
 
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    started: float = field(default_factory=time.monotonic)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, usage: Any) -> None:
-        tokens_in = (
-            (usage.input_tokens or 0)
-            + (getattr(usage, "cache_creation_input_tokens", None) or 0)
-            + (getattr(usage, "cache_read_input_tokens", None) or 0)
-        )
-        with self.lock:
-            self.input_tokens += tokens_in
-            self.output_tokens += usage.output_tokens or 0
-
-    def usage(self, model: str, error: str | None) -> CallUsage | None:
-        if self.requests == 0:
-            return None
-        return CallUsage(
-            kind=USAGE_KIND,
-            model=model,
-            requests=self.requests,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-            duration_ms=int((time.monotonic() - self.started) * 1000),
-            status="error" if error else "success",
-            error=error,
-        )
+    def call_usage(self, model: str, error: str | None) -> CallUsage | None:
+        """None when no request was sent (nothing to record)."""
+        return self.usage(USAGE_KIND, model, error) if self.requests else None
 
 
 def fallback(reason: str, meter: Meter, model: str) -> Assistance:
     """The report of a call that fell back to the offline ranking, and why."""
     log.info("%s: %s", UNAVAILABLE, reason)
-    return Assistance(used=False, fallback=reason, usage=meter.usage(model, reason))
+    return Assistance(used=False, fallback=reason, usage=meter.call_usage(model, reason))
 
 
 def record_usage(service: MemoryService, usage: CallUsage | None) -> None:
