@@ -9,6 +9,7 @@ python -m benchmarks startup search stall --items 5000 --queries 20 --files 40
 python -m benchmarks hook --items 10000 --runs 50   # UserPromptSubmit hook, whole process
 python -m benchmarks cli --runs 20            # memory-app --version / --help, whole process
 python -m benchmarks predict                  # predictive context: precision@5 vs search
+python -m benchmarks team_search --items 5000  # SQLite beside PostgreSQL (needs postgresql)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ NAMES = (
     "hook",
     "cli",
     "predict",
+    "team_search",
 )
 
 
@@ -97,6 +99,11 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
         from benchmarks import cli_startup as module
 
         return "cli_startup", lambda: module.run(runs=args.runs or 20), module
+    if name == "team_search":
+        from benchmarks import team_search as module
+
+        team_items, team_queries = args.items or 100_000, args.queries or 200
+        return "team_search", lambda: module.run(items=team_items, queries=team_queries), module
     if name == "predict":
         from benchmarks import predict as module
 

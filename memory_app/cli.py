@@ -27,6 +27,7 @@ from memory_app import (
     cli_predict,
     cli_retrieval,
     cli_serve,
+    cli_team,
 )
 from memory_app.domain.jobs import JobState
 from memory_app.domain.records import (
@@ -204,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_mirror.add_parsers(sub, common)  # after cli_retrieval: adds `export files`
     cli_backup.add_parsers(sub, common)
     cli_desktop.add_parsers(sub, common)
+    cli_team.add_parsers(sub, common)
     _add_hooks(sub, common)
     for name, text in (
         ("off", "pause memory for a project: nothing captured, nothing recalled (/mem off)"),
@@ -711,6 +713,8 @@ def _show(service: MemoryService, args: argparse.Namespace) -> Output:
         + (f" · branch {item.branch}" if item.branch else ""),
         f"Extracted:   {item.extracted_at:%Y-%m-%d %H:%M} by {item.extractor or 'hand'}",
         f"Seen:        {item.reinforcement_count + 1}×, used {item.access_count}×",
+        f"Sharing:     {item.sharing}"
+        + (" · not synced yet" if item.team_dirty and item.sharing == "team" else ""),
     ]
     if item.source_resource_id is not None:
         where = f"conversation #{item.source_resource_id}"
@@ -965,6 +969,7 @@ _HANDLERS: dict[str, Callable[[MemoryService, argparse.Namespace], Output]] = {
     **cli_chunks.HANDLERS,
     **cli_serve.HANDLERS,
     **cli_predict.HANDLERS,
+    **cli_team.HANDLERS,
     **cli_mirror.HANDLERS,  # `export` again, with `export files` beside claude-md
 }
 

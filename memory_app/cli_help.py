@@ -117,6 +117,12 @@ EXAMPLES: dict[str, str] = {
   memory-app undo                              # the link is back
   memory-app links rebuild --json              # discover again (nightly does it too)
 """,
+    "team publish": """
+  memory-app team publish 1 --dry-run        # exactly what would leave this machine
+  memory-app team publish 1 2 --with-source  # and the turns each cites, redacted again
+  memory-app team unpublish 2                # personal again; the next sync withdraws it
+  memory-app undo                            # or take the last publish back
+""",
     "hooks": """
   memory-app hooks install                         # user scope: ~/.claude/settings.json
   memory-app hooks status

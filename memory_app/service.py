@@ -47,6 +47,7 @@ from memory_app.operations.curation import CurationOperations
 from memory_app.operations.maintenance import MaintenanceOperations
 from memory_app.operations.memorize import MemorizeOperations
 from memory_app.operations.retrieval import RetrievalOperations
+from memory_app.operations.team import TeamOperations
 from memory_app.operations.usage_feedback import UsageFeedbackOperations
 from memory_app.retrieval.access import AccessLog
 from memory_app.retrieval.cache import QueryCache
@@ -68,6 +69,7 @@ class MemoryService(
     MaintenanceOperations,
     UsageFeedbackOperations,
     LinkOperations,
+    TeamOperations,
 ):
     """Memory operations over one database with one extractor."""
 
@@ -118,9 +120,13 @@ class MemoryService(
             from memory_app.extract.offline import OfflineExtractor
 
             extractor = OfflineExtractor()
-        if clock is None:
-            return cls(db, extractor, auto_resolve=auto_resolve)
-        return cls(db, extractor, clock=clock, auto_resolve=auto_resolve)
+        try:
+            if clock is None:
+                return cls(db, extractor, auto_resolve=auto_resolve)
+            return cls(db, extractor, clock=clock, auto_resolve=auto_resolve)
+        except BaseException:
+            db.close()  # a refused setting leaves no connection open
+            raise
 
     def close(self) -> None:
         """Write pending access counts (not to a damaged store), then let go of the

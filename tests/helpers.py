@@ -68,9 +68,23 @@ def system_tool(name: str) -> str:
     pytest.skip(message)
 
 
+def make_version_9(db: Path) -> None:
+    """Turn a current store into one made by schema version 9: without personal and team
+    memories (version 10), so opening it migrates (and backs it up first)."""
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE team_link")
+        conn.execute("DROP INDEX ix_memory_item_uid")
+        conn.execute("DROP INDEX ix_memory_item_sharing")
+        for column in ("uid", "sharing", "team_seq", "team_dirty"):
+            conn.execute(f"ALTER TABLE memory_item DROP COLUMN {column}")
+        conn.execute("PRAGMA user_version = 9")
+    conn.close()
+
+
 def make_version_8(db: Path) -> None:
     """Turn a current store into one made by schema version 8: without episode runs
     (version 9), so opening it migrates (and backs it up first)."""
+    make_version_9(db)
     with sqlite3.connect(db) as conn:
         conn.execute("DROP INDEX ix_episode_run_id")
         for column in ("run_id", "run_reason", "run_from_turn", "enrichment"):

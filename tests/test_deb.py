@@ -317,6 +317,20 @@ def test_the_real_bundle_runs(tmp_path: Path, samples_dir: Path) -> None:
     assert version.returncode == 0, version.stderr
     assert version.stdout.strip() == f"memory-app {__version__}"
 
+    # The team store's driver: psycopg with psycopg-binary's own libpq (PSYCOPG_IMPL
+    # refuses any other implementation, e.g. a system libpq through ctypes). A refused
+    # connection is explained from libpq's own message, so the driver loaded and ran.
+    assert list((dist / "memory-app").rglob("psycopg_binary.libs/libpq-*.so*"))
+    team = subprocess.run(
+        [str(program), "--db-url", "postgresql://nobody@127.0.0.1:1/team", "list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PSYCOPG_IMPL": "binary"},
+    )
+    assert team.returncode == 1, team.stdout + team.stderr
+    assert "Cannot reach the team database (connection failed" in team.stderr, team.stderr
+
     data = tmp_path / "data"
     demo = subprocess.run(
         [str(program), "demo", "--data-dir", str(data)], capture_output=True, text=True

@@ -63,6 +63,13 @@ class MemoryRecord:
     score: float | None = None  # relevance, when the record came from a search
     # Open conflicts this memory is in; filled for search results (seed 000 §3.3).
     conflict_ids: tuple[int, ...] = ()
+    # Personal or team (domain/sharing.py): its name across stores, its sharing, and the
+    # sync state (the team store's sequence of the version it was based on; a change
+    # not pushed yet).
+    uid: str = ""
+    sharing: str = "personal"
+    team_seq: int | None = None
+    team_dirty: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return _json_fields(asdict(self))
@@ -295,6 +302,7 @@ class ItemQuery:
     source_resource_id: int | None = None
     # Learnt on this git branch; NO_BRANCH: on none; None: any branch.
     branch: str | None = None
+    sharing: str | None = None  # "personal" or "team" (domain/sharing.py); None: both
     sort_key: str | None = None  # None: relevance when searching, else newest first
     descending: bool = True
     offset: int = 0

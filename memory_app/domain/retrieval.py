@@ -7,7 +7,13 @@ from datetime import datetime
 
 from memory_app.domain.branches import BranchScope
 from memory_app.domain.records import ITEM_STATUSES, MemoryRecord
-from memory_app.domain.scoring import DEFAULT_HALF_LIFE_DAYS, RankingWeights, ScoreBreakdown
+from memory_app.domain.scoring import (
+    DEFAULT_HALF_LIFE_DAYS,
+    MAX_TEAM_WEIGHT,
+    TEAM_WEIGHT,
+    RankingWeights,
+    ScoreBreakdown,
+)
 
 MAX_LIMIT = 200
 MAX_QUERY_CHARS = 20_000
@@ -75,8 +81,11 @@ class RetrievalQuery:
     min_score: float = 0.0
     weights: RankingWeights = field(default_factory=RankingWeights)
     half_life_days: float = DEFAULT_HALF_LIFE_DAYS
+    team_weight: float = TEAM_WEIGHT  # a team memory's score is multiplied by it
 
     def __post_init__(self) -> None:
+        if not 0 <= self.team_weight <= MAX_TEAM_WEIGHT:
+            raise RetrievalError(f"the team weight must be between 0 and {MAX_TEAM_WEIGHT}")
         if not 1 <= self.limit <= MAX_LIMIT:
             raise RetrievalError(f"limit must be between 1 and {MAX_LIMIT}, got {self.limit}")
         if not 0 <= self.min_score <= 1:

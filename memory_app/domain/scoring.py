@@ -27,6 +27,13 @@ MAX_ACCESS_BOOST = 0.5
 _TOLERANCE = 1e-6
 # How far usage feedback moves a score: the factor spans 1 -/+ FEEDBACK_SPAN / 2.
 FEEDBACK_SPAN = 0.5
+# The team tier's weight (issue 20): a team memory's score is multiplied by it. Below 1
+# so that, on the same matter and at a near tie, a person's own memory (learnt from their
+# own work, on this machine) comes before a teammate's; a team memory that matches the
+# task clearly better still wins. A factor, not a RankingWeights component: those must
+# sum to 1 and describe the memory, where this describes where it came from.
+TEAM_WEIGHT = 0.9
+MAX_TEAM_WEIGHT = 2.0
 
 
 class ScoringError(ValueError):
@@ -117,6 +124,7 @@ class ScoreBreakdown:
     recency: float
     total: float
     feedback: float = 1.0  # usefulness(): multiplies the weighted sum
+    tier: float = 1.0  # the team weight for a team memory (TEAM_WEIGHT), else 1
 
     def components(self) -> dict[str, float]:
         return {
@@ -131,7 +139,8 @@ class ScoreBreakdown:
         """One line for a tooltip or a CLI column."""
         parts = ", ".join(f"{k} {v:.2f}" for k, v in self.components().items())
         used = f", use feedback x{self.feedback:.2f}" if self.feedback != 1.0 else ""
-        return f"score {self.total:.3f} = {parts}{used}"
+        tier = f", team x{self.tier:.2f}" if self.tier != 1.0 else ""
+        return f"score {self.total:.3f} = {parts}{used}{tier}"
 
 
 @dataclass(frozen=True)
@@ -145,6 +154,7 @@ class ScoringFacts:
     last_used: datetime  # last access, else last seen, else when it was said
     cited: int = 0  # injections the assistant's answers used (seed 004)
     ignored: int = 0  # injections they did not
+    team: bool = False  # a team memory (domain/sharing.py)
 
 
 def score(
@@ -152,6 +162,7 @@ def score(
     weights: RankingWeights,
     now: datetime,
     half_life_days: float = DEFAULT_HALF_LIFE_DAYS,
+    team_weight: float = TEAM_WEIGHT,
 ) -> ScoreBreakdown:
     relevance = _unit(facts.relevance)
     confidence = _unit(facts.confidence)
@@ -166,9 +177,11 @@ def score(
         + weights.recency * recency
     )
     feedback = usefulness(facts.cited, facts.ignored)
+    tier = team_weight if facts.team else 1.0
     return ScoreBreakdown(
-        relevance, confidence, importance, freq, recency, _unit(total * feedback), feedback
-    )
+        relevance, confidence, importance, freq, recency, _unit(total * feedback * tier),
+        feedback, tier,
+    )  # fmt: skip
 
 
 def normalised_relevance(raw: float, best: float) -> float:

@@ -93,11 +93,11 @@ def _page(after_id: int) -> SelectOfScalar[MemoryItemRow]:
 def check_index(session: Session, dialect: Dialect) -> dict[str, Any]:
     """The database's and the search index's integrity, read only."""
     conn = session.connection()
-    integrity = [row[0] for row in conn.exec_driver_sql("PRAGMA quick_check")]
+    integrity = dialect.database_problems(conn)
     problems = dialect.check_search_index(conn)
     return {
-        "database_ok": integrity == ["ok"],
-        "database_problems": [p for p in integrity if p != "ok"][:20],
+        "database_ok": not integrity,
+        "database_problems": integrity[:20],
         "index_ok": not problems,
         "index_problems": problems[:20],
     }

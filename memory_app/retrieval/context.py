@@ -26,7 +26,8 @@ from memory_app.domain.budget import ContextEntry, ContextPlan, allocate
 from memory_app.domain.categories import DEFAULT_CATEGORIES
 from memory_app.domain.compression import LEVELS, forms
 from memory_app.domain.retrieval import RetrievalFilters, RetrievalQuery
-from memory_app.domain.scoring import RankingWeights, ScoreBreakdown
+from memory_app.domain.scoring import TEAM_WEIGHT, RankingWeights, ScoreBreakdown
+from memory_app.domain.sharing import TEAM
 from memory_app.links.pull import pull_in
 from memory_app.retrieval.ranker import rank
 from memory_app.store import retrieval as store
@@ -48,6 +49,7 @@ class ContextRequest:
     branch: BranchScope | None = None  # None: every branch's memories
     # A conversation (its session id or number): its summaries fill what memories leave.
     conversation: str | None = None
+    team_weight: float = TEAM_WEIGHT  # the team tier's weight (domain/scoring.py)
 
 
 def category_name(key: str) -> str:
@@ -68,10 +70,10 @@ def build(conn: Connection, request: ContextRequest, now: datetime) -> ContextPl
         taken.update(i for i, _ in fresh)
         return [contents.entry(i, b) for i, b in fresh]
 
-    pinned = rank(conn, _query("", replace(filters, pinned_only=True), request.weights), now)
+    pinned = rank(conn, _query("", replace(filters, pinned_only=True), request), now)
     critical += entries(pinned)
     if request.task.strip():
-        found = rank(conn, _query(request.task, filters, request.weights), now)
+        found = rank(conn, _query(request.task, filters, request), now)
         contents.load(i for i, _ in found)
         urgent = [
             (i, b)
@@ -83,10 +85,10 @@ def build(conn: Connection, request: ContextRequest, now: datetime) -> ContextPl
     else:
         others = tuple(c.key for c in DEFAULT_CATEGORIES if c.key not in BACKGROUND_CATEGORIES)
         relevant = entries(
-            rank(conn, _query("", replace(filters, categories=others), request.weights), now)
+            rank(conn, _query("", replace(filters, categories=others), request), now)
         )
     background_filters = replace(filters, categories=BACKGROUND_CATEGORIES)
-    background = entries(rank(conn, _query("", background_filters, request.weights), now))
+    background = entries(rank(conn, _query("", background_filters, request), now))
     index = _index_entries(conn, filters, now)
     plan = allocate(
         {"critical": critical, "relevant": relevant, "background": background, "index": index},
@@ -106,8 +108,14 @@ def build(conn: Connection, request: ContextRequest, now: datetime) -> ContextPl
     return plan
 
 
-def _query(task: str, filters: RetrievalFilters, weights: RankingWeights) -> RetrievalQuery:
-    return RetrievalQuery(text=task, filters=filters, limit=RETRIEVE_LIMIT, weights=weights)
+def _query(task: str, filters: RetrievalFilters, request: ContextRequest) -> RetrievalQuery:
+    return RetrievalQuery(
+        text=task,
+        filters=filters,
+        limit=RETRIEVE_LIMIT,
+        weights=request.weights,
+        team_weight=request.team_weight,
+    )
 
 
 class _Contents:
@@ -115,18 +123,18 @@ class _Contents:
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.rows: dict[int, tuple[str, str, bool, float, str]] = {}
+        self.rows: dict[int, tuple[str, str, bool, float, str, bool]] = {}
 
     def load(self, ids: Iterable[int]) -> None:
         wanted = sorted({int(i) for i in ids} - self.rows.keys())
         if not wanted:
             return
         sql = (
-            "SELECT id, content, category, pinned, confidence, type FROM memory_item "
+            "SELECT id, content, category, pinned, confidence, type, sharing FROM memory_item "
             f"WHERE id IN ({', '.join(map(str, wanted))})"
         )
         for row in self.conn.execute(text(sql)):
-            self.rows[row[0]] = (row[1], row[2], bool(row[3]), row[4], row[5])
+            self.rows[row[0]] = (row[1], row[2], bool(row[3]), row[4], row[5], row[6] == TEAM)
 
     def category(self, item_id: int) -> str:
         self.load([item_id])
@@ -134,8 +142,10 @@ class _Contents:
 
     def entry(self, item_id: int, breakdown: ScoreBreakdown | None) -> ContextEntry:
         self.load([item_id])
-        content, category, pinned, confidence, memory_type = self.rows[item_id]
-        return memory_entry(item_id, category, content, confidence, pinned, breakdown, memory_type)
+        content, category, pinned, confidence, memory_type, team = self.rows[item_id]
+        return memory_entry(
+            item_id, category, content, confidence, pinned, breakdown, memory_type, team=team
+        )
 
 
 def memory_entry(
@@ -146,13 +156,16 @@ def memory_entry(
     pinned: bool = False,
     breakdown: ScoreBreakdown | None = None,
     memory_type: str | None = None,
+    *,
+    team: bool = False,
 ) -> ContextEntry:
     """The memory in full, carrying its shorter forms (each strictly cheaper than the one
     before) for a tight budget. A workflow's steps and a pattern's snippet keep their
     lines, indented under the entry's bullet."""
     name = category_name(category).lower()
     form = forms(item_id, name, content, memory_type)
-    label = f"#{item_id} {name}, {confidence:.0%} confident"
+    # A team memory says so: the assistant weighs a teammate's memory as such.
+    label = f"#{item_id} {name}, {'team, ' if team else ''}{confidence:.0%} confident"
     first, *more = form.full.split("\n")
     texts = {
         "full": "\n".join([f"{first} [{label}]", *(f"  {line}" if line else "" for line in more)]),

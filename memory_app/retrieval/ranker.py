@@ -20,8 +20,8 @@ from memory_app.domain.scoring import (
     score,
 )
 from memory_app.store import retrieval as store
-from memory_app.store.fts_query import MEMORY_RANK, query_terms, terms_expression
-from memory_app.store.term_stats import default_stemmer, document_frequencies
+from memory_app.store.dialects import dialect_of
+from memory_app.store.fts_query import query_terms, terms_expression
 
 MIN_POOL = 50
 POOL_FACTOR = 5
@@ -39,7 +39,7 @@ def pool_size(limit: int) -> int:
 def affordable_terms(words: list[str], conn: Connection) -> list[str]:
     """The task's words, rarest first, while together they match at most
     MAX_MATCHED_ROWS memories (the rarest is always kept); words in no memory go."""
-    counts = document_frequencies(conn, default_stemmer().stems(words))
+    counts = dialect_of(conn).document_frequencies(conn, words)
     return choose_terms(words, counts, MAX_MATCHED_ROWS)
 
 
@@ -74,7 +74,7 @@ def rank(
         candidates = store.standing(conn, query.filters, at, pool)
         weights = weights.without_relevance()
     else:
-        candidates = store.matching(conn, match, MEMORY_RANK, query.filters, at, pool)
+        candidates = store.matching(conn, match, query.filters, at, pool)
     best = max((c.relevance for c in candidates), default=0.0)
     scored = []
     for order, c in enumerate(candidates):
@@ -86,8 +86,9 @@ def rank(
             last_used=c.last_used,
             cited=c.cited,
             ignored=c.ignored,
+            team=c.team,
         )
-        breakdown = score(facts, weights, at, query.half_life_days)
+        breakdown = score(facts, weights, at, query.half_life_days, query.team_weight)
         if breakdown.total >= query.min_score:
             scored.append((breakdown.total, -order, c.id, breakdown))
     scored.sort(reverse=True)

@@ -30,6 +30,12 @@ class DatabaseDamagedError(DatabaseFileError):
     the damage cannot spread into what a backup could still restore."""
 
 
+class TeamDatabaseError(StoreError):
+    """The team's PostgreSQL database cannot be used now: unreachable, a refused login, a
+    missing database, role or permission, or one not made by this app; the message says
+    which and what to do. The local store is not affected."""
+
+
 class UnsupportedDatabaseError(StoreError):
     """The database URL names an engine the app cannot use (yet)."""
 

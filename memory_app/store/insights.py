@@ -15,6 +15,7 @@ from memory_app.domain.records import (
     MaintenanceRunRecord,
     TurnRecord,
 )
+from memory_app.store.dialects import dialect_of
 from memory_app.store.tables import (
     AuditEventRow,
     ConflictMemberRow,
@@ -56,9 +57,10 @@ def weekly_added(session: Session, now: datetime, weeks: int = 12) -> list[tuple
         hour=0, minute=0, second=0, microsecond=0
     )
     first = this_monday - timedelta(weeks=weeks - 1)
-    rows = session.connection().execute(
+    conn = session.connection()
+    rows = conn.execute(
         text(
-            "SELECT substr(extracted_at, 1, 10) AS day, count(*) FROM memory_item "
+            f"SELECT {dialect_of(conn).day_of('extracted_at')} AS day, count(*) FROM memory_item "
             "WHERE extracted_at >= :first AND status IN :counted GROUP BY day"
         ).bindparams(bindparam("counted", expanding=True)),
         {"first": to_db_time(first), "counted": list(COUNTED_STATUSES)},
@@ -72,12 +74,19 @@ def weekly_added(session: Session, now: datetime, weeks: int = 12) -> list[tuple
     return [(first + timedelta(weeks=i), counts[i]) for i in range(weeks)]
 
 
+# The bin of a confidence: 0 for [0.0, 0.1) … 9 for [0.9, 1.0], as plain comparisons (the
+# same on every engine: SQLite's CAST truncates where PostgreSQL's rounds).
+_CONFIDENCE_BIN = (
+    "CASE " + " ".join(f"WHEN confidence * 10 < {n + 1} THEN {n}" for n in range(9)) + " ELSE 9 END"
+)
+
+
 def confidence_histogram(session: Session) -> tuple[int, ...]:
     """The counted memories (COUNTED_STATUSES) in ten confidence bins: [0.0, 0.1) …
     [0.9, 1.0]."""
     rows = session.connection().execute(
         text(
-            "SELECT min(CAST(confidence * 10 AS INTEGER), 9) AS bin, count(*) FROM memory_item "
+            f"SELECT {_CONFIDENCE_BIN} AS bin, count(*) FROM memory_item "
             "WHERE status IN :counted GROUP BY bin"
         ).bindparams(bindparam("counted", expanding=True)),
         {"counted": list(COUNTED_STATUSES)},

@@ -10,13 +10,12 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Connection,
     Select,
     and_,
-    column,
     func,
     literal_column,
     select,
-    table,
     text,
 )
 from sqlalchemy.orm import Mapped
@@ -24,14 +23,14 @@ from sqlalchemy.sql.expression import TextClause, UnaryExpression
 from sqlmodel import Session, col
 
 from memory_app.domain.records import NO_BRANCH, SORT_KEYS, ItemQuery, MemoryRecord
+from memory_app.store.dialects import dialect_of
 from memory_app.store.errors import EmptyQueryError
-from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS
+from memory_app.store.fts_query import TABLE_COLUMNS
 from memory_app.store.repository import records_by_ids
 from memory_app.store.search_match import CompiledSearch, compile_search
 from memory_app.store.tables import MemoryItemRow
 
 _ITEM = MemoryItemRow
-_FTS = table("memory_fts", column("rowid"))
 _ITEM_TABLE = "memory_item"
 
 
@@ -57,6 +56,8 @@ def _conditions(query: ItemQuery) -> list[ColumnElement[bool]]:
         where.append(col(_ITEM.branch).is_(None))
     elif query.branch is not None:
         where.append(col(_ITEM.branch) == query.branch)
+    if query.sharing is not None:
+        where.append(col(_ITEM.sharing) == query.sharing)
     return where
 
 
@@ -71,16 +72,29 @@ def _search(session: Session, query: ItemQuery) -> CompiledSearch | None:
         return None
 
 
-def _search_conditions(search: CompiledSearch) -> list[TextClause]:
-    return [text(sql).bindparams(**params) for sql, params in search.conditions(_ITEM_TABLE)]
+def _search_conditions(conn: Connection, search: CompiledSearch) -> list[TextClause]:
+    conditions = search.conditions(_ITEM_TABLE, dialect_of(conn))
+    return [text(sql).bindparams(**params) for sql, params in conditions]
 
 
-def _hits(search: CompiledSearch) -> Select[Any]:
+def _hits(conn: Connection, search: CompiledSearch, *, ranked: bool = True) -> Select[Any]:
+    """The ids (and relevance, lower is better) of the memories the search matches."""
+    assert search.match is not None
+    hits = dialect_of(conn).memory_hits(search.match, "fts")
+    columns: list[Any] = [literal_column(hits.id).label("id")]
+    if ranked:
+        columns.append(literal_column(hits.rank).label("rank"))
     return (
-        select(_FTS.c.rowid.label("id"), literal_column(MEMORY_RANK).label("rank"))
-        .select_from(_FTS)
-        .where(text("memory_fts MATCH :fts").bindparams(fts=search.match))
+        select(*columns)
+        .select_from(_bound(hits.table, hits.params))
+        .where(_bound(hits.condition, hits.params))
     )
+
+
+def _bound(sql: str, params: dict[str, Any]) -> TextClause:
+    """SQL text with the parameters it names bound."""
+    used = {name: value for name, value in params.items() if f":{name}" in sql}
+    return text(sql).bindparams(**used) if used else text(sql)
 
 
 def _matching(session: Session, query: ItemQuery) -> tuple[Select[Any], bool]:
@@ -93,10 +107,11 @@ def _matching(session: Session, query: ItemQuery) -> tuple[Select[Any], bool]:
     """
     where: list[ColumnElement[bool] | TextClause] = [*_conditions(query)]
     search = _search(session, query)
+    conn = session.connection()
     if search is not None:
-        where += _search_conditions(search)
+        where += _search_conditions(conn, search)
     if search is not None and search.match is not None:
-        hits = _hits(search).subquery("hits")
+        hits = _hits(conn, search).subquery("hits")
         # A LEFT JOIN keeps SQLite from reordering: the hits stay the outer loop. The
         # filters on the item then drop the (never expected) unmatched rows anyway.
         stmt = (
@@ -111,14 +126,11 @@ def _matching(session: Session, query: ItemQuery) -> tuple[Select[Any], bool]:
 def count_items(session: Session, query: ItemQuery) -> int:
     where: list[ColumnElement[bool] | TextClause] = [*_conditions(query)]
     search = _search(session, query)
+    conn = session.connection()
     if search is not None:
-        where += _search_conditions(search)
+        where += _search_conditions(conn, search)
     if search is not None and search.match is not None:
-        matches = (
-            select(_FTS.c.rowid)
-            .select_from(_FTS)
-            .where(text("memory_fts MATCH :fts").bindparams(fts=search.match))
-        )
+        matches = _hits(conn, search, ranked=False)
         where.append(col(_ITEM.id).in_(matches))  # walks the primary key per match
     total = session.connection().execute(
         select(func.count()).select_from(_ITEM).where(and_(True, *where))

@@ -26,7 +26,7 @@ from memory_app.domain.records import MaintenanceRunRecord
 from memory_app.domain.scoring import DAY_SECONDS, usage_decay
 from memory_app.domain.similarity import reinforced_confidence
 from memory_app.store import repository as repo
-from memory_app.store.sqlite_driver import sqlite_connection
+from memory_app.store.dialects import dialect_of
 from memory_app.store.tables import (
     CategorySummaryRow,
     MaintenanceChangeRow,
@@ -392,23 +392,15 @@ def _apply_compress(session: Session, change: MaintenanceChangeRow, group_id: st
 
 
 def refresh_decay(session: Session, now: datetime, half_life_days: float = 30.0) -> int:
-    """Recompute every live, unpinned memory's decay factor in one statement; returns
-    how many changed (pinned memories do not fade). The formula is seed 003's
-    (scoring.usage_decay), called from SQL through a function registered on the
-    connection."""
-    raw = sqlite_connection(session.connection().connection)
+    """Recompute every live, unpinned memory's decay factor; returns how many changed
+    (pinned memories do not fade). The formula is seed 003's (scoring.usage_decay); the
+    dialect runs it (on SQLite inside one UPDATE, as a function on the connection)."""
     stamp = now.timestamp()
 
-    def decay(last_used: str | None, extracted: str, uses: int) -> float:
-        when = repo.as_time(last_used or extracted)
+    def decay(last_used: datetime | None, extracted: datetime, uses: int) -> float:
+        when = last_used or extracted
         days = (stamp - when.timestamp()) / DAY_SECONDS if when else 0.0
         return round(usage_decay(days, uses or 0, half_life_days), 4)
 
-    raw.create_function("memory_decay", 3, decay, deterministic=True)
-    result = session.connection().exec_driver_sql(
-        "UPDATE memory_item SET decay_factor = "
-        "memory_decay(last_accessed_at, extracted_at, access_count) "
-        "WHERE status IN ('active', 'archived') AND pinned = 0 AND decay_factor != "
-        "memory_decay(last_accessed_at, extracted_at, access_count)"
-    )
-    return int(result.rowcount or 0)
+    conn = session.connection()
+    return dialect_of(conn).refresh_decay(conn, decay)

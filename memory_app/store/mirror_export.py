@@ -3,7 +3,8 @@
 Rows are written column by column (store/row_json.py), so a column a later schema adds is
 in the mirror without a change here. Left out on purpose: columns derived from others
 (`content_key`, and `decay_factor`, which nightly maintenance recomputes for every memory:
-written, it would change every file every night), a conversation's text (resources are
+written, it would change every file every night), this store's sync state with a team
+store (`team_seq`, `team_dirty`), a conversation's text (resources are
 kept by reference), and what may be a secret a person has not released:
 
 - a memory held for review as a possible secret (never exported until a person keeps
@@ -58,6 +59,10 @@ from memory_app.store.tables import (
 )
 
 DERIVED_ITEM_COLUMNS = ("content_key", "decay_factor")
+# This store's sync state with a team store (domain/sharing.py): another store that
+# imports the mirror has its own. The memory's `uid` and `sharing` travel with it.
+TEAM_SYNC_COLUMNS = ("team_seq", "team_dirty")
+ITEM_LEFT_OUT = DERIVED_ITEM_COLUMNS + TEAM_SYNC_COLUMNS
 RESOURCE_LEFT_OUT = ("text",)
 LINK_LEFT_OUT = ("id",)  # a link is known by its ends and kind
 MIRRORED_LINK_ORIGINS = ("person", "rejected")
@@ -101,7 +106,7 @@ def mirror_content(session: Session, schema_version: int) -> MirrorContent:
         members[member["conflict_id"]].append(member)
     shown = [c for c in conflicts if all(m["item_id"] in kept for m in members[c["id"]])]
     shown_ids = {c["id"]: c for c in shown}
-    rows_of = {i["id"]: row_json(MemoryItemRow, i, DERIVED_ITEM_COLUMNS) for i in items}
+    rows_of = {i["id"]: row_json(MemoryItemRow, i, ITEM_LEFT_OUT) for i in items}
 
     scrub = _Scrubber()
     by_item: dict[int, list[dict[str, Any]]] = defaultdict(list)

@@ -51,6 +51,7 @@ from sqlalchemy import Connection, bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from memory_app.domain.sharing import new_uid
 from memory_app.domain.similarity import content_key
 from memory_app.links.model import link_key
 from memory_app.store import mirror_files as layout
@@ -206,6 +207,7 @@ class _Merge:
                 memory["content"],
                 memory["category"],
                 claimed,
+                memory.get("uid"),
             )
             if found is None:
                 added.append(item)
@@ -222,6 +224,7 @@ class _Merge:
                 "content_key": content_key(item.memory["content"]),
                 "superseded_by": None,  # set below, once every memory has its id here
                 "source_resource_id": self.resources.get(item.memory["source_resource_id"]),
+                "uid": _free_uid(item.memory.get("uid"), known.by_uid),
             }
             for item in added
         ]
@@ -479,10 +482,12 @@ class StoreMemories:
         table = table_of(MemoryItemRow)
         query = select(
             table.c.id, table.c.category, table.c.content, table.c.content_key,
-            table.c.extracted_at, table.c.updated_at,
+            table.c.extracted_at, table.c.updated_at, table.c.uid,
         )  # fmt: skip
         local = list(conn.execute(query).mappings())
         firsts = _first_contents(conn)
+        # A memory's uid names it in every store (domain/sharing.py): the surest match.
+        self.by_uid: dict[str, int] = {row["uid"]: row["id"] for row in local if row["uid"]}
         self.by_origin: dict[tuple[datetime, str], int] = {}
         self.by_content: dict[str, list[int]] = defaultdict(list)
         for row in sorted(local, key=lambda r: (r["category"], r["id"])):
@@ -499,8 +504,12 @@ class StoreMemories:
         content: str,
         category: str,
         claimed: Collection[int] = (),
+        uid: str | None = None,
     ) -> int | None:
         """The store's id of the memory that is this one, not claimed yet, or None."""
+        found = self.by_uid.get(uid) if uid else None
+        if found is not None and found not in claimed:
+            return found
         found = None
         if extracted_at is not None:
             found = self.by_origin.get((extracted_at, content_key(without_secrets(first))))
@@ -519,6 +528,15 @@ class StoreMemories:
         if same:
             return same[0]
         return candidates[0] if candidates else None
+
+
+def _free_uid(uid: str | None, taken: dict[str, int]) -> str:
+    """The mirror memory's uid, or a new one when the store's memory of that uid is
+    another (claimed by a memory the mirror has twice) or the mirror had none."""
+    if not uid or uid in taken:
+        return new_uid()
+    taken[uid] = 0  # the next memory of the mirror with it gets a new one
+    return uid
 
 
 def _numbered(ids: Iterable[int], taken: set[int]) -> dict[int, int]:

@@ -30,8 +30,8 @@ from memory_app.domain.validation import ValidationError, validate_item_fields
 from memory_app.links.model import KINDS, ORIGINS
 from memory_app.store import mirror_files as layout
 from memory_app.store.mirror_export import (
-    DERIVED_ITEM_COLUMNS,
     EPISODE_KIND,
+    ITEM_LEFT_OUT,
     LINK_LEFT_OUT,
     RESOURCE_LEFT_OUT,
     SUMMARY_TEXTS,
@@ -340,7 +340,7 @@ class _Reader:
         top = layout.require(layout.load_json(self.folder, relative), dict, path, "the file")
         data = layout.require(top.get("memory"), dict, path, '"memory"', top, "memory")
         memory = self._row(
-            MemoryItemRow, data, path, "the memory", skip=DERIVED_ITEM_COLUMNS, required=("id",)
+            MemoryItemRow, data, path, "the memory", skip=ITEM_LEFT_OUT, required=("id",)
         )
         item_id = memory["id"]
         try:

@@ -25,6 +25,7 @@ from memory_app.domain.records import (
     Stats,
 )
 from memory_app.domain.rendering import TurnSpan, turn_text
+from memory_app.domain.sharing import marks_team_change
 from memory_app.domain.similarity import NEAR_DUPLICATE, content_key, similarity
 from memory_app.domain.transcripts import Transcript, Turn
 from memory_app.domain.validation import ValidationError
@@ -64,6 +65,7 @@ TRACKED_FIELDS = (
     "reinforcement_count",
     "last_seen_at",
     "updated_at",  # kept so undo puts an item back exactly, timestamp included
+    "sharing",  # publishing and unpublishing are undoable (domain/sharing.py)
 )
 OPEN_CONFLICT_STATUSES = ("unresolved", "pending_user_review")
 _TIME_FIELDS = {"valid_from", "valid_until", "last_seen_at", "updated_at"}
@@ -541,6 +543,10 @@ def to_record(row: MemoryItemRow, score: float | None = None) -> MemoryRecord:
         cited_count=row.cited_count,
         ignored_count=row.ignored_count,
         score=score,
+        uid=row.uid,
+        sharing=row.sharing,
+        team_seq=row.team_seq,
+        team_dirty=row.team_dirty,
     )
 
 
@@ -628,6 +634,8 @@ def change_item(
         setattr(row, name, list(value) if name == "tags" else value)
     if "content" in real:
         row.content_key = content_key(row.content)
+    if "team_dirty" not in changes and marks_team_change(row.sharing, before, real):
+        row.team_dirty = True  # the next sync pushes (or withdraws) it
     if "updated_at" not in changes:
         row.updated_at = utc_now()
     session.add(row)
@@ -1125,9 +1133,10 @@ def stats(session: Session) -> Stats:
 
 
 def as_time(value: Any) -> datetime | None:
-    # Aggregates bypass the column type, so the stored text comes back raw.
-    if value is None or isinstance(value, datetime):
-        return value
+    # Aggregates bypass the column type: SQLite's stored text comes back raw, and
+    # PostgreSQL's timestamp in the session's zone.
+    if value is None:
+        return None
     return from_db_time(value)
 
 

@@ -15,14 +15,17 @@ from sqlalchemy import Connection, text
 
 from memory_app.domain.branches import BranchScope
 from memory_app.domain.retrieval import RetrievalFilters
+from memory_app.domain.sharing import TEAM
+from memory_app.store.dialects import dialect_of
 from memory_app.store.project_match import folder_in_project
-from memory_app.store.types import to_db_time
+from memory_app.store.types import from_db_time, to_db_time
 
 _FACTS = (
     "m.id, m.confidence, m.importance, m.access_count, "
     "COALESCE(m.last_accessed_at, m.last_seen_at, m.valid_from, m.extracted_at), "
-    "m.cited_count, m.ignored_count"
+    "m.cited_count, m.ignored_count, m.sharing"
 )
+_FACT_COLUMNS = 8  # the columns of _FACTS: a query's own columns come after them
 _SAID = "COALESCE(m.valid_from, m.extracted_at)"
 
 
@@ -36,9 +39,12 @@ class Candidate:
     last_used: datetime
     cited: int = 0
     ignored: int = 0
+    team: bool = False  # a team memory (domain/sharing.py): ranked with the team weight
 
 
-def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> str:
+def _where(
+    conn: Connection, filters: RetrievalFilters, at: datetime, params: dict[str, Any]
+) -> str:
     """SQL conditions on `m` (memory_item) for the filters, validity at `at` included."""
     clauses = []
 
@@ -59,9 +65,7 @@ def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> s
         for i, tag in enumerate(filters.tags):
             params[f"tag{i}"] = tag
             names.append(f":tag{i}")
-        clauses.append(
-            f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value IN ({', '.join(names)}))"
-        )
+        clauses.append(dialect_of(conn).json_list_has_any("m.tags", names))
     if filters.project is not None:
         params["project"] = filters.project
         clauses.append(f"({folder_in_project('m.project')} OR m.scope = 'global')")
@@ -70,7 +74,8 @@ def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> s
     if filters.min_importance is not None:
         params["min_importance"] = filters.min_importance
         clauses.append("m.importance >= :min_importance")
-    # Times are stored as UTC text that sorts chronologically (see store/types.py).
+    # Times are bound as UTC text that sorts chronologically (see store/types.py); on
+    # PostgreSQL it is cast to the timestamp it is compared with.
     if filters.since is not None:
         params["since"] = to_db_time(filters.since)
         clauses.append(f"{_SAID} >= :since")
@@ -80,7 +85,7 @@ def _where(filters: RetrievalFilters, at: datetime, params: dict[str, Any]) -> s
     params["at"] = to_db_time(at)
     clauses.append(f"{_SAID} <= :at AND (m.valid_until IS NULL OR m.valid_until > :at)")
     if filters.pinned_only:
-        clauses.append("m.pinned = 1")
+        clauses.append("m.pinned = TRUE")
     if filters.exclude_ids:
         ids = ", ".join(str(int(i)) for i in sorted(filters.exclude_ids))
         clauses.append(f"m.id NOT IN ({ids})")
@@ -96,7 +101,7 @@ def branch_clause(scope: BranchScope, params: dict[str, Any], column: str = "m.b
     parts = [f"{column} IN ({', '.join(names)})"] if names else []
     if scope.branchless:
         parts.append(f"{column} IS NULL")
-    return f"({' OR '.join(parts)})" if parts else "0"
+    return f"({' OR '.join(parts)})" if parts else "1 = 0"
 
 
 def _candidates(rows: Any, relevance_at: int | None) -> list[Candidate]:
@@ -107,9 +112,10 @@ def _candidates(rows: Any, relevance_at: int | None) -> list[Candidate]:
             confidence=row[1],
             importance=row[2],
             access_count=row[3],
-            last_used=datetime.fromisoformat(row[4]),
+            last_used=from_db_time(row[4]),
             cited=row[5],
             ignored=row[6],
+            team=row[7] == TEAM,
         )
         for row in rows
     ]
@@ -118,24 +124,25 @@ def _candidates(rows: Any, relevance_at: int | None) -> list[Candidate]:
 def matching(
     conn: Connection,
     match: str,
-    rank: str,
     filters: RetrievalFilters,
     at: datetime,
     pool: int,
 ) -> list[Candidate]:
-    """The `pool` best full-text matches passing the filters, by bm25.
+    """The `pool` best full-text matches passing the filters, by the index's relevance
+    (bm25 on SQLite, ts_rank_cd on PostgreSQL: dialects/).
 
     Ranks inside the index alone first (twice as fast as ranking through the join) with
     a generous head; only when the filters thin that head out does the exact query rank
     every match.
     """
-    params: dict[str, Any] = {"q": match, "pool": pool, "head": min(max(4 * pool, 200), 2000)}
-    where = _where(filters, at, params)
+    hits = dialect_of(conn).memory_hits(match)
+    params: dict[str, Any] = {**hits.params, "pool": pool, "head": min(max(4 * pool, 200), 2000)}
+    where = _where(conn, filters, at, params)
     fast = (
-        f"WITH f AS MATERIALIZED (SELECT rowid, {rank} AS rank FROM memory_fts "
-        "WHERE memory_fts MATCH :q ORDER BY rank LIMIT :head) "
+        f"WITH f AS MATERIALIZED (SELECT {hits.id} AS hit, {hits.rank} AS rank "
+        f"FROM {hits.table} WHERE {hits.condition} ORDER BY rank LIMIT :head) "
         f"SELECT {_FACTS}, f.rank, (SELECT count(*) FROM f) FROM f "
-        f"JOIN memory_item AS m ON m.id = f.rowid WHERE {where} "
+        f"JOIN memory_item AS m ON m.id = f.hit WHERE {where} "
         "ORDER BY f.rank LIMIT :pool"
     )
     selective = any(
@@ -151,15 +158,15 @@ def matching(
     )
     # Selective filters would thin the head out: rank only the rows that pass them.
     rows = [] if selective else conn.execute(text(fast), params).all()
-    head_was_full = not rows or rows[0][8] == params["head"]
+    head_was_full = not rows or rows[0][_FACT_COLUMNS + 1] == params["head"]
     if len(rows) < pool and head_was_full:
         exact = (
-            f"SELECT {_FACTS}, {rank} AS rank FROM memory_fts "
-            "JOIN memory_item AS m ON m.id = memory_fts.rowid "
-            f"WHERE memory_fts MATCH :q AND {where} ORDER BY rank LIMIT :pool"
+            f"SELECT {_FACTS}, {hits.rank} AS rank FROM {hits.table} "
+            f"JOIN memory_item AS m ON m.id = {hits.id} "
+            f"WHERE {hits.condition} AND {where} ORDER BY rank LIMIT :pool"
         )
         rows = conn.execute(text(exact), params).all()
-    return _candidates(rows, relevance_at=7)
+    return _candidates(rows, relevance_at=_FACT_COLUMNS)
 
 
 def standing(
@@ -168,7 +175,7 @@ def standing(
     """Without a task text: the `pool` memories that stand highest on what is known of
     them (pinned, then confidence and importance, then recent use)."""
     params: dict[str, Any] = {"pool": pool}
-    where = _where(filters, at, params)
+    where = _where(conn, filters, at, params)
     sql = (
         f"SELECT {_FACTS} FROM memory_item AS m WHERE {where} "
         "ORDER BY m.pinned DESC, m.confidence + m.importance DESC, 5 DESC LIMIT :pool"
@@ -213,8 +220,8 @@ def set_excluded(
     if excluded:
         conn.execute(
             text(
-                "INSERT OR IGNORE INTO context_exclusion (item_id, project, created_at) "
-                "VALUES (:item, :project, :at)"
+                "INSERT INTO context_exclusion (item_id, project, created_at) "
+                "VALUES (:item, :project, :at) ON CONFLICT DO NOTHING"
             ),
             {**params, "at": to_db_time(at)},
         )
@@ -266,7 +273,7 @@ def branches(
 
 def category_counts(conn: Connection, filters: RetrievalFilters, at: datetime) -> dict[str, int]:
     params: dict[str, Any] = {}
-    where = _where(filters, at, params)
+    where = _where(conn, filters, at, params)
     rows = conn.execute(
         text(f"SELECT m.category, count(*) FROM memory_item AS m WHERE {where} GROUP BY 1"),
         params,
@@ -297,7 +304,5 @@ def open_conflicts(
     )
     found: dict[int, tuple[str, list[tuple[int, str, datetime]]]] = {}
     for row in conn.execute(text(sql), params):
-        found.setdefault(row[0], (row[1], []))[1].append(
-            (row[2], row[3], datetime.fromisoformat(row[4]))
-        )
+        found.setdefault(row[0], (row[1], []))[1].append((row[2], row[3], from_db_time(row[4])))
     return [(cid, cat, members) for cid, (cat, members) in found.items() if len(members) > 1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, text
 
@@ -18,6 +18,9 @@ from memory_app.domain.search_syntax import SearchQuery, Term, parse_search, res
 from memory_app.store.errors import EmptyQueryError
 from memory_app.store.fts_query import MAX_TERMS, STOP_WORDS, TABLE_COLUMNS
 from memory_app.store.typed_prefix import stems_beyond_prefix
+
+if TYPE_CHECKING:
+    from memory_app.store.dialects.base import Dialect
 
 _SEPARATORS = "/\\"
 
@@ -40,9 +43,10 @@ class CompiledSearch:
     excluded_projects: tuple[str, ...] = ()
     widens: bool = False
 
-    def conditions(self, table: str) -> list[tuple[str, dict[str, Any]]]:
+    def conditions(self, table: str, dialect: Dialect) -> list[tuple[str, dict[str, Any]]]:
         """SQL conditions on the item table (named `table` in the query), each with its
-        bound values: the filters, and the exclusions too when nothing is matched."""
+        bound values: the filters, and the exclusions too when nothing is matched (found
+        through the dialect's full-text index)."""
         out: list[tuple[str, dict[str, Any]]] = []
         for negate, categories, name in (
             (False, self.categories, "sq_cat"),
@@ -64,11 +68,12 @@ class CompiledSearch:
                 joined = " OR ".join(_project_is(table, f"{name}{i}") for i in range(len(projects)))
                 out.append((f"NOT ({joined})" if negate else f"({joined})", params))
         if self.match is None and self.exclude is not None:
+            hits = dialect.memory_hits(self.exclude, "sq_out")
             out.append(
                 (
-                    f"{table}.id NOT IN "
-                    "(SELECT rowid FROM memory_fts WHERE memory_fts MATCH :sq_out)",
-                    {"sq_out": self.exclude},
+                    f"{table}.id NOT IN (SELECT {hits.id} FROM {hits.table} "
+                    f"WHERE {hits.condition})",
+                    hits.params,
                 )
             )
         return out
@@ -80,7 +85,8 @@ def _project_is(table: str, name: str) -> str:
     folder = f"lower(rtrim({table}.project, '{_SEPARATORS}'))"
     return (
         f"({table}.project IS NOT NULL AND ({folder} = lower(:{name}) OR "
-        f"substr({folder}, -:{name}_n) IN ('/' || lower(:{name}), '\\' || lower(:{name}))))"
+        f"substr({folder}, length({folder}) + 1 - :{name}_n) "
+        f"IN ('/' || lower(:{name}), '\\' || lower(:{name}))))"
     )
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, Table, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from memory_app.store.types import UTCDateTime
+from memory_app.domain.sharing import PERSONAL, new_uid
+from memory_app.store.types import JSON_VALUE, UTCDateTime
 
 
 def utc_now() -> datetime:
@@ -111,7 +112,7 @@ class MemoryItemRow(SQLModel, table=True):
     # The git branch it was learnt on (seed 001's branch memory); None: on no branch, or
     # not known. A branch's CLAUDE.md holds its own memories plus the branchless ones.
     branch: str | None = Field(default=None, index=True)
-    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON_VALUE, nullable=False))
     source_resource_id: int | None = Field(
         default=None, foreign_key="resource.id", index=True, ondelete="SET NULL"
     )
@@ -144,6 +145,14 @@ class MemoryItemRow(SQLModel, table=True):
     injected_count: int = 0
     cited_count: int = 0
     ignored_count: int = 0
+    # Personal or team (issue 20, domain/sharing.py, version 10): the memory's name in
+    # every store (a UUID), personal | team, the team store's change sequence of the
+    # version last pulled or pushed (the base of a local edit; None: never there) and
+    # whether a local change waits to be pushed.
+    uid: str = Field(default_factory=new_uid, index=True, unique=True)
+    sharing: str = Field(default=PERSONAL, index=True)
+    team_seq: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    team_dirty: bool = False
 
 
 class CategorySummaryRow(SQLModel, table=True):
@@ -219,7 +228,9 @@ class MaintenanceRunRow(SQLModel, table=True):
         default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
     )
     finished_at: datetime | None = _time()
-    result: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    result: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False)
+    )
     error: str | None = None
     group_id: str | None = None  # the audit group its applied changes belong to (undo)
 
@@ -232,12 +243,16 @@ class MaintenanceChangeRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     run_id: int = Field(foreign_key="maintenance_run.id", index=True, ondelete="CASCADE")
     kind: str  # merge | archive | compress | mark_invalid
-    item_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    item_ids: list[int] = Field(default_factory=list, sa_column=Column(JSON_VALUE, nullable=False))
     category: str | None = None
     title: str
     reason: str = ""
-    before: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    after: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    before: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False)
+    )
+    after: dict[str, Any] = Field(
+        default_factory=dict, sa_column=Column(JSON_VALUE, nullable=False)
+    )
     decision: str = Field(default="pending", index=True)  # see domain.maintenance.DECISIONS
     group_id: str | None = None
 
@@ -269,8 +284,8 @@ class AuditEventRow(SQLModel, table=True):
     # Set (with item_id None) when the event changed a conflict's status: undo reopens it.
     conflict_id: int | None = Field(default=None, index=True)
     group_id: str | None = Field(default=None, index=True)  # one undoable step
-    before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
-    after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON_VALUE))
+    after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON_VALUE))
     note: str | None = None
 
 
@@ -371,13 +386,13 @@ class EpisodeRow(SQLModel, table=True):
     turn_count: int = 0
     # Lists of episodes/model.py Milestone, Problem and FileTouch as JSON.
     milestones: list[dict[str, Any]] = Field(
-        default_factory=list, sa_column=Column(JSON, nullable=False)
+        default_factory=list, sa_column=Column(JSON_VALUE, nullable=False)
     )
     problems: list[dict[str, Any]] = Field(
-        default_factory=list, sa_column=Column(JSON, nullable=False)
+        default_factory=list, sa_column=Column(JSON_VALUE, nullable=False)
     )
     files: list[dict[str, Any]] = Field(
-        default_factory=list, sa_column=Column(JSON, nullable=False)
+        default_factory=list, sa_column=Column(JSON_VALUE, nullable=False)
     )
     builder: str = "offline"
     built_at: datetime = Field(
@@ -391,7 +406,7 @@ class EpisodeRow(SQLModel, table=True):
     run_from_turn: int | None = None
     # Claude's reading of the episode (episodes/enrich.py): title, narrative, lessons,
     # outcome and why, with the model and when; None until `episodes enrich`.
-    enrichment: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    enrichment: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON_VALUE))
 
 
 class ConversationChunkRow(SQLModel, table=True):
@@ -408,7 +423,9 @@ class ConversationChunkRow(SQLModel, table=True):
     turn_start: int
     turn_end: int
     summary: str
-    key_topics: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    key_topics: list[str] = Field(
+        default_factory=list, sa_column=Column(JSON_VALUE, nullable=False)
+    )
     token_count: int = 0  # of the chunk's turns verbatim (what the summary stands for)
 
 
@@ -431,3 +448,27 @@ class MemoryLinkRow(SQLModel, table=True):
     created_at: datetime = Field(
         default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
     )
+
+
+class TeamLinkRow(SQLModel, table=True):
+    """This store's connection to a team store (issue 20; one row, id 1, or none).
+
+    In the store, not in the settings: the pull cursor describes what this store has
+    pulled, so it must travel with the store (a backup restored, another data folder
+    opened) and change in the same transaction as the memories a pull writes. The URL is
+    kept without its password (the keyring or a .pgpass holds that)."""
+
+    __tablename__ = "team_link"
+
+    id: int = Field(default=1, primary_key=True)
+    url: str  # postgresql://user@host:port/db, never with a password
+    team_id: str | None = None
+    team_name: str | None = None
+    user_name: str | None = None
+    # The team store's change sequence up to which this store has pulled.
+    pull_cursor: int = Field(default=0, sa_column=Column(BigInteger, nullable=False))
+    connected_at: datetime = Field(
+        default_factory=utc_now, sa_column=Column(UTCDateTime(), nullable=False)
+    )
+    last_sync_at: datetime | None = _time()
+    last_error: str | None = None

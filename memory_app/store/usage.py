@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import case, func
 from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
@@ -54,8 +54,9 @@ def summary(
         func.sum(ExtractionRunRow.input_tokens),
         func.sum(ExtractionRunRow.output_tokens),
         func.sum(ExtractionRunRow.cost_usd),
-        func.sum(col(ExtractionRunRow.cost_usd).is_(None)),
-        func.sum(ExtractionRunRow.status == "error"),
+        # Counted with CASE: PostgreSQL does not sum booleans.
+        func.sum(case((col(ExtractionRunRow.cost_usd).is_(None), 1), else_=0)),
+        func.sum(case((col(ExtractionRunRow.status) == "error", 1), else_=0)),
     ).group_by(col(ExtractionRunRow.model))
     if since is not None:
         query = query.where(col(ExtractionRunRow.at) >= since)

@@ -835,6 +835,20 @@
                 <numerusform>Undid the last change to %Ln memories.</numerusform>
             </translation>
         </message>
+        <message numerus="yes">
+            <source>Published %Ln memories: they go to your team with the next sync.</source>
+            <translation>
+                <numerusform>Published %Ln memory: they go to your team with the next sync.</numerusform>
+                <numerusform>Published %Ln memories: they go to your team with the next sync.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%Ln memories are personal again.</source>
+            <translation>
+                <numerusform>%Ln memory is personal again.</numerusform>
+                <numerusform>%Ln memories are personal again.</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>MemoryEditor</name>
@@ -863,6 +877,30 @@
             <translation>
                 <numerusform>%Ln memory predicted</numerusform>
                 <numerusform>%Ln memories predicted</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
+        <name>PublishDialog</name>
+        <message numerus="yes">
+            <source>%Ln memories will be shared with your team.</source>
+            <translation>
+                <numerusform>%Ln memory will be shared with your team.</numerusform>
+                <numerusform>%Ln memories will be shared with your team.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>Nothing can be published: %Ln memories are held back.</source>
+            <translation>
+                <numerusform>Nothing can be published: %Ln memory is held back.</numerusform>
+                <numerusform>Nothing can be published: %Ln memories are held back.</numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <source>%Ln secrets taken out by the redaction re-check</source>
+            <translation>
+                <numerusform>%Ln secret taken out by the redaction re-check</numerusform>
+                <numerusform>%Ln secrets taken out by the redaction re-check</numerusform>
             </translation>
         </message>
     </context>

@@ -13,6 +13,9 @@ from memory_app.extract.base import ExtractedItem
 from memory_app.service import MemoryService
 from tests.helpers import ScriptedExtractor, conversation
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 NOW = datetime(2026, 6, 10, 12, 0, tzinfo=UTC)  # a Wednesday
 
 

@@ -25,6 +25,9 @@ from memory_app.store.tables import (
 )
 from tests.helpers import conversation
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 TABS = "We always indent with tabs in this repo."
 # A new value with no change cue: a contradiction a person decides.
 SPACES = "We always indent with spaces in this repo, never tabs."

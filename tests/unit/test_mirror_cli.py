@@ -22,7 +22,7 @@ from memory_app.domain.records import ITEM_STATUSES
 from memory_app.extract.base import ExtractedItem
 from memory_app.extract.offline import OfflineExtractor
 from memory_app.service import MemoryService
-from memory_app.store.mirror_export import DERIVED_ITEM_COLUMNS
+from memory_app.store.mirror_export import ITEM_LEFT_OUT
 from memory_app.store.tables import MemoryItemRow, table_of
 from tests.helpers import ScriptedExtractor, conversation
 from tests.small_store import build_small_store
@@ -259,7 +259,7 @@ def test_every_column_of_a_memory_is_in_its_file(
     is in the mirror, and read back, without a change to the mirror's code."""
     mirror = tmp_path / "mirror"
     ok(capsys, "export", "files", mirror, "--data-dir", store)
-    columns = {c.name for c in table_of(MemoryItemRow).columns} - set(DERIVED_ITEM_COLUMNS)
+    columns = {c.name for c in table_of(MemoryItemRow).columns} - set(ITEM_LEFT_OUT)
     files = sorted((mirror / "items").rglob("*.json"))
     assert files
     for path in files:

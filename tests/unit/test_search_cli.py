@@ -16,6 +16,9 @@ from memory_app.extract.base import ExtractedItem
 from memory_app.service import MemoryService
 from tests.helpers import ScriptedExtractor, conversation
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 ROOT = Path(__file__).resolve().parents[2]
 README_LINE = "memory-app search 'category:coding_preferences -flaky pyt'"
 

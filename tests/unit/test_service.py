@@ -14,6 +14,9 @@ from memory_app.service import MemoryService
 from memory_app.store.errors import EmptyQueryError, NotFoundError
 from tests.helpers import ScriptedExtractor, conversation
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 ASYNC_CHAT = conversation(
     ("Can you refactor the fetch helpers in src/api.ts?", "Sure, let me look at the file."),
     (
@@ -292,6 +295,7 @@ def test_reopening_the_store_keeps_everything(settings: Settings, service: Memor
         again.close()
 
 
+@pytest.mark.sqlite_file
 def test_data_lives_in_the_data_dir(settings: Settings, service: MemoryService) -> None:
     service.memorize(ASYNC_CHAT)
     assert (settings.data_dir / "memory.db").exists()

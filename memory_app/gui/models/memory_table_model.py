@@ -34,6 +34,7 @@ from memory_app.domain.search_syntax import (
     parse_search,
     resolve_category,
 )
+from memory_app.domain.sharing import TEAM
 from memory_app.gui.times import relative_time
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -87,6 +88,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._fetching = False
         self.category_names: dict[str, str] = {}
         self.pin_icon: Any = None  # set by the view (models create no widgets or icons)
+        self.team_icon: Any = None  # the badge of a team memory (domain/sharing.py)
 
     # -- Qt model interface -----------------------------------------------------------
 
@@ -115,6 +117,14 @@ class MemoryTableModel(QAbstractTableModel):
             self.tr("Pinned"),
         )
 
+    def team_badge(self, record: MemoryRecord) -> str:
+        """What the team badge's tooltip says ("" for a personal memory)."""
+        if record.sharing != TEAM:
+            return ""
+        if record.team_dirty or record.team_seq is None:
+            return self.tr("Team memory: shared with your team with the next sync")
+        return self.tr("Team memory: shared with your team")
+
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
@@ -130,7 +140,10 @@ class MemoryTableModel(QAbstractTableModel):
         if role == RECORD_ROLE:
             return record
         if role == Qt.ItemDataRole.ToolTipRole and column == CONTENT:
-            return record.content
+            badge = self.team_badge(record)
+            return f"{badge}\n\n{record.content}" if badge else record.content
+        if role == Qt.ItemDataRole.DecorationRole and column == CONTENT and record.sharing == TEAM:
+            return self.team_icon
         if role == Qt.ItemDataRole.DecorationRole and column == PINNED and record.pinned:
             return self.pin_icon
         if role == Qt.ItemDataRole.ToolTipRole and column == PINNED and record.pinned:

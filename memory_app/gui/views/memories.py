@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from memory_app.assets import icon_path
 from memory_app.domain.records import NO_BRANCH, CategoryInfo, ItemQuery, MemoryRecord
+from memory_app.domain.sharing import PERSONAL, TEAM
 from memory_app.domain.validation import ValidationError
 from memory_app.gui.colours import ERROR, text_style
 from memory_app.gui.context import AppContext
@@ -51,6 +52,7 @@ from memory_app.gui.models.memory_table_model import (
 from memory_app.gui.views.base import View
 from memory_app.gui.widgets.category_dialogs import CategoryDialog, MergeCategoryDialog
 from memory_app.gui.widgets.memory_editor import MemoryEditor
+from memory_app.gui.widgets.publish_dialog import PublishDialog
 from memory_app.gui.widgets.scroll_page import scroll_page
 from memory_app.store.errors import NotFoundError
 
@@ -259,6 +261,18 @@ class MemoriesView(View):
         second.addWidget(self.max_confidence)
         second.addWidget(self.source_filter, 1)
         second.addWidget(self.branch_filter)
+        # Issue 20: personal memories (this store only) and team ones (published).
+        self.sharing_filter = self._combo(
+            panel,
+            (
+                (self.tr("Personal and team"), None),
+                (self.tr("Personal"), PERSONAL),
+                (self.tr("Team"), TEAM),
+            ),
+            self.tr("Personal memories (this computer only) or team memories (shared)"),
+        )
+        self.sharing_filter.setObjectName("sharingFilter")
+        second.addWidget(self.sharing_filter)
         layout.addLayout(second)
 
         bulk = QHBoxLayout()
@@ -330,6 +344,14 @@ class MemoriesView(View):
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._header_menu)
         self.model.pin_icon = QIcon(str(icon_path("pin")))
+        self.model.team_icon = QIcon(str(icon_path("team")))
+        # Publishing to the team: the context menu and a shortcut, both open the preview.
+        self.publish_action = QAction(self.tr("Publish to Team…"), self)
+        self.publish_action.setShortcut(QKeySequence("Ctrl+Shift+P"))
+        self.publish_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.publish_action.triggered.connect(lambda _checked=False: self.publish_selected())
+        self.addAction(self.publish_action)
+        self.publish_dialog: PublishDialog | None = None
         header.setSortIndicator(EXTRACTED, Qt.SortOrder.DescendingOrder)
         header.setSortIndicatorShown(True)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
@@ -509,6 +531,7 @@ class MemoriesView(View):
             since=datetime.now(UTC) - timedelta(days=days) if days else None,
             source_resource_id=self.source_filter.currentData(),
             branch=self.branch_filter.currentData(),
+            sharing=self.sharing_filter.currentData(),
         )
 
     def apply_filters(self) -> None:
@@ -572,7 +595,11 @@ class MemoriesView(View):
         if total == 0:
             query = self.model.query
             filtered = (
-                query.text or query.category or query.pinned is not None or query.branch is not None
+                query.text
+                or query.category
+                or query.pinned is not None
+                or query.branch is not None
+                or query.sharing is not None
             )
             self.footer.setText(
                 self.tr("No memories match these filters.")
@@ -971,5 +998,62 @@ class MemoriesView(View):
         if "archived" in statuses:
             menu.addAction(self.tr("Unarchive"), lambda: self.archive_selected(False))
         menu.addSeparator()
+        menu.addAction(self.publish_action)
+        if any(r.sharing == TEAM for r in self.selected_records()):
+            menu.addAction(self.tr("Make Personal Again"), self.unpublish_selected)
+        menu.addSeparator()
         menu.addAction(delete)
         menu.popup(self.table.viewport().mapToGlobal(position))
+
+    # -- team -------------------------------------------------------------------------
+
+    def publish_selected(self) -> None:
+        """Open the preview of what publishing the selected memories would send."""
+        ids = [r.id for r in self.selected_records()]
+        if not ids:
+            return
+        if self.publish_dialog is not None:
+            self.publish_dialog.close()
+        dialog = self.publish_dialog = PublishDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(lambda *_: self._publish_dialog_closed(dialog))
+        dialog.source_toggled.connect(
+            lambda with_source: self.context.spawn(self._preview(dialog, ids, with_source))
+        )
+        dialog.publish_requested.connect(
+            lambda wanted, with_source: self.context.spawn(self._publish(wanted, with_source))
+        )
+        dialog.open()
+        self.context.spawn(self._preview(dialog, ids, False))
+
+    async def _preview(self, dialog: PublishDialog, ids: list[int], with_source: bool) -> None:
+        service = self.context.service
+        preview = await self.context.call(service.publish_preview, ids, with_source=with_source)
+        if self.publish_dialog is dialog:
+            dialog.show_preview(preview)
+
+    async def _publish(self, ids: list[int], with_source: bool) -> None:
+        service = self.context.service
+        done = await self.context.call(service.publish, ids, with_source=with_source)
+        count = len(done.published)
+        self.context.events.notify.emit(
+            self.tr("Published %Ln memories: they go to your team with the next sync.", "", count),
+            self._undo,
+        )
+        self.context.events.memories_changed.emit()
+
+    def _publish_dialog_closed(self, dialog: PublishDialog) -> None:
+        if self.publish_dialog is dialog:
+            self.publish_dialog = None
+
+    def unpublish_selected(self) -> None:
+        ids = [r.id for r in self.selected_records() if r.sharing == TEAM]
+        if ids:
+            self.context.spawn(self._unpublish(ids))
+
+    async def _unpublish(self, ids: list[int]) -> None:
+        changed = await self.context.call(self.context.service.unpublish, ids)
+        self.context.events.notify.emit(
+            self.tr("%Ln memories are personal again.", "", len(changed)), self._undo
+        )
+        self.context.events.memories_changed.emit()

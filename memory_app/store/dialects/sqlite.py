@@ -13,7 +13,7 @@ store, a newer store or a damaged one is left byte for byte as it was.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlmodel import SQLModel
 
 from memory_app.store import tables  # noqa: F401  (registers the tables on the metadata)
+from memory_app.store.dialects.base import TextHits
 from memory_app.store.dialects.sqlite_health import (
     check_folder,
     damaged,
@@ -41,7 +42,13 @@ from memory_app.store.file_modes import (
 from memory_app.store.fts_query import MEMORY_RANK, TABLE_COLUMNS, match_expression
 from memory_app.store.search_match import CompiledSearch
 from memory_app.store.sqlite_driver import sqlite_connection
-from memory_app.store.term_stats import TOKENIZER, VOCAB_TABLE
+from memory_app.store.term_stats import (
+    TOKENIZER,
+    VOCAB_TABLE,
+    default_stemmer,
+    document_frequencies,
+)
+from memory_app.store.types import from_db_time
 
 # Schema version 1's index (content and tags), kept as it was: migrations never change.
 _V1_ITEM_FTS = f"""
@@ -247,6 +254,31 @@ def _v9_episode_runs(conn: Connection) -> None:
     rebuild_runs(conn)
 
 
+def _v10_team_sharing(conn: Connection) -> None:
+    """Personal and team memories (issue 20, domain/sharing.py): each memory gets its
+    name across stores (a UUID, filled in now for the stored ones), its sharing
+    (personal until a person publishes it) and its sync state; `team_link` holds this
+    store's connection to a team store, if one is made."""
+    from memory_app.domain.sharing import new_uid
+
+    SQLModel.metadata.create_all(conn)  # team_link
+    _add_column(conn, "memory_item", "uid", "VARCHAR")
+    _add_column(conn, "memory_item", "sharing", "VARCHAR NOT NULL DEFAULT 'personal'")
+    _add_column(conn, "memory_item", "team_seq", "BIGINT")
+    _add_column(conn, "memory_item", "team_dirty", "BOOLEAN NOT NULL DEFAULT 0")
+    ids = [row[0] for row in conn.exec_driver_sql("SELECT id FROM memory_item WHERE uid IS NULL")]
+    if ids:
+        conn.exec_driver_sql(
+            "UPDATE memory_item SET uid = ? WHERE id = ?", [(new_uid(), i) for i in ids]
+        )
+    conn.exec_driver_sql(
+        "CREATE UNIQUE INDEX IF NOT EXISTS ix_memory_item_uid ON memory_item (uid)"
+    )
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS ix_memory_item_sharing ON memory_item (sharing)"
+    )
+
+
 # Ordered steps: step N brings the schema from version N-1 to N. Append, never edit.
 MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v1_initial_schema,
@@ -258,6 +290,7 @@ MIGRATIONS: tuple[Callable[[Connection], None], ...] = (
     _v7_links,
     _v8_chunks,
     _v9_episode_runs,
+    _v10_team_sharing,
 )
 
 
@@ -448,8 +481,9 @@ class SqliteDialect:
         category: str | None = None,
         statuses: tuple[str, ...] = ("active",),
     ) -> list[tuple[int, float]]:
-        where = [sql for sql, _ in search.conditions("m")]
-        params = {k: v for _, values in search.conditions("m") for k, v in values.items()}
+        conditions = search.conditions("m", self)
+        where = [sql for sql, _ in conditions]
+        params = {k: v for _, values in conditions for k, v in values.items()}
         if search.match is not None:
             return self._ranked_items(
                 conn,
@@ -558,6 +592,45 @@ class SqliteDialect:
             f"missing trigger {name}" for name in _ITEM_TRIGGER_NAMES if name not in names
         )
         return problems
+
+    # -- pieces of the store's own queries ------------------------------------------------
+
+    def memory_hits(self, match: str, name: str = "q") -> TextHits:
+        condition = f"memory_fts MATCH :{name}"
+        return TextHits("memory_fts", "memory_fts.rowid", MEMORY_RANK, condition, {name: match})
+
+    def document_frequencies(self, conn: Connection, words: Sequence[str]) -> list[int]:
+        return document_frequencies(conn, default_stemmer().stems(words))
+
+    def json_list_has_any(self, column: str, names: Sequence[str]) -> str:
+        return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE value IN ({', '.join(names)}))"
+
+    def day_of(self, column: str) -> str:
+        return f"substr({column}, 1, 10)"  # times are stored as ISO-8601 UTC text
+
+    def database_problems(self, conn: Connection) -> list[str]:
+        return [row[0] for row in conn.exec_driver_sql("PRAGMA quick_check") if row[0] != "ok"]
+
+    def refresh_decay(
+        self, conn: Connection, decay: Callable[[datetime | None, datetime, int], float]
+    ) -> int:
+        """One UPDATE calling the formula through a function registered on the connection."""
+
+        def from_text(last_used: str | None, extracted: str, uses: int) -> float:
+            return decay(
+                from_db_time(last_used) if last_used else None, from_db_time(extracted), uses
+            )
+
+        sqlite_connection(conn.connection).create_function(
+            "memory_decay", 3, from_text, deterministic=True
+        )
+        result = conn.exec_driver_sql(
+            "UPDATE memory_item SET decay_factor = "
+            "memory_decay(last_accessed_at, extracted_at, access_count) "
+            "WHERE status IN ('active', 'archived') AND pinned = 0 AND decay_factor != "
+            "memory_decay(last_accessed_at, extracted_at, access_count)"
+        )
+        return int(result.rowcount or 0)
 
 
 def _item_filters(

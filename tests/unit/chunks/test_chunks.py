@@ -37,6 +37,9 @@ from memory_app.store.errors import NotFoundError
 from tests.helpers import conversation, make_version_7
 from tests.unit.extract.fake_anthropic import FakeMessagesAPI, make_claude
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 SPOTTER = Path(__file__).resolve().parents[2] / "fixtures" / "samples" / "claude-code"
 SPOTTER = SPOTTER / "spotter_subagent.jsonl"
 SPOTTER_SESSION = "491e126e-1e71-469c-ade2-fcc8af567c74"

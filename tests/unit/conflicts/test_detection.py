@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import func
@@ -18,6 +19,11 @@ from memory_app.store import repository as repo
 from memory_app.store.tables import ConflictJudgementRow, ConflictRow, MemoryItemRow
 from tests.unit.extract.fake_anthropic import FakeMessagesAPI, api_error, make_claude
 from tests.unit.test_conflicts_service import SPACES, TABS, said
+
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
+Opener = Callable[[Any], MemoryService]
 
 
 class CountingJudge:
@@ -105,17 +111,18 @@ def test_other_projects_are_not_candidates(counted: MemoryService, counting: Cou
 # -- the Claude judge through the mocked Messages API ----------------------------------------
 
 
-def claude_service(settings: Settings, api: FakeMessagesAPI) -> MemoryService:
+def claude_service(open_service: Opener, api: FakeMessagesAPI) -> MemoryService:
+    """A store judged by Claude through `api`, closed after the test (conftest)."""
     judge = claude_judge_for(make_claude(api))
     assert isinstance(judge, ClaudeJudge)
-    service = MemoryService.open(settings, OfflineExtractor())
+    service = open_service(OfflineExtractor())
     service.conflict_judge = judge
     return service
 
 
-def test_claude_verdicts_are_parsed_and_cached(settings: Settings) -> None:
+def test_claude_verdicts_are_parsed_and_cached(open_service: Opener) -> None:
     api = FakeMessagesAPI({"relation": "contradiction", "reason": "tabs vs spaces for indentation"})
-    service = claude_service(settings, api)
+    service = claude_service(open_service, api)
     service.memorize(said(TABS, 40, "a"))
     service.memorize(said(SPACES, 1, "b"))
     (conflict,) = service.conflicts()
@@ -128,9 +135,9 @@ def test_claude_verdicts_are_parsed_and_cached(settings: Settings) -> None:
         assert session.exec(select(ConflictJudgementRow)).one().judge == "claude"
 
 
-def test_claude_saying_no_overrules_the_rules(settings: Settings) -> None:
+def test_claude_saying_no_overrules_the_rules(open_service: Opener) -> None:
     api = FakeMessagesAPI({"relation": "compatible", "reason": "different contexts"})
-    service = claude_service(settings, api)
+    service = claude_service(open_service, api)
     service.memorize(said(TABS, 40, "a"))
     service.memorize(said(SPACES, 1, "b"))
     assert service.conflicts() == []
@@ -140,9 +147,9 @@ def test_claude_saying_no_overrules_the_rules(settings: Settings) -> None:
     "reply",
     [api_error(500, "api_error", "overloaded"), "not json at all", {"contradicts": "maybe"}],
 )
-def test_a_claude_failure_falls_back_to_the_rules(settings: Settings, reply: object) -> None:
+def test_a_claude_failure_falls_back_to_the_rules(open_service: Opener, reply: object) -> None:
     api = FakeMessagesAPI(reply)  # type: ignore[arg-type]
-    service = claude_service(settings, api)
+    service = claude_service(open_service, api)
     service.memorize(said(TABS, 40, "a"))
     result = service.memorize(said(SPACES, 1, "b"))
     assert result.status == "success"

@@ -19,6 +19,9 @@ from memory_app.service import MemoryService
 from memory_app.store.insights import count_resources
 from tests.helpers import conversation, make_version_5
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "samples" / "claude-code"
 SPOTTER = SAMPLES / "spotter_subagent.jsonl"
 SUBAGENT = SAMPLES / "spotter_subagents_agent-acompact-e1f845.jsonl"

@@ -31,6 +31,9 @@ from tests.unit.episodes.test_enrich import ANSWER
 from tests.unit.episodes.test_runs import FIRST, T0, Step, open_service, runs, session_file
 from tests.unit.extract.fake_anthropic import FakeMessagesAPI, make_claude, message
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 SUMMARY = (
     "This session is being continued from a previous conversation that ran out of "
     "context. The conversation is summarized below: the discount code field."

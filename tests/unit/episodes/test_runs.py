@@ -21,6 +21,9 @@ from memory_app.extract.offline import OfflineExtractor
 from memory_app.service import MemoryService
 from tests.helpers import make_version_8
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "samples" / "claude-code"
 PROJECT = "/home/dev/shop"
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

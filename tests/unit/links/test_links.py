@@ -22,6 +22,9 @@ from memory_app.store import repository as repo
 from tests.helpers import make_version_6
 from tests.small_store import build_small_store
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 # The small store's memories (ids as it numbers them):
 TABS, CAUSE, LAYOUT, FIXTURES, CELERY, SMTP = 1, 4, 5, 6, 7, 9
 PATHLIB, RUFF, SPACES = 10, 12, 13

@@ -18,6 +18,9 @@ from memory_app.maintenance.duplicates import (
     near_duplicate,
 )
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 SCOPE = ("coding_preferences", "atlas")
 FIXTURES = "Use pytest fixtures for database tests in the importer module"
 

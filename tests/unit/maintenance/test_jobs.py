@@ -16,6 +16,9 @@ from memory_app.service import MemoryService
 from memory_app.store import repository as repo
 from memory_app.store.tables import MemoryItemRow
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 NOW = datetime.now(UTC)
 OLD = NOW - timedelta(days=200)
 
@@ -303,11 +306,16 @@ def test_monthly_marks_memories_that_break_the_rules_invalid(
 def test_monthly_reports_a_damaged_search_index_and_rebuilds_it(
     service: MemoryService, store: dict[str, int]
 ) -> None:
+    # What keeps each engine's index current: SQLite's trigger, PostgreSQL's GIN index.
+    if service.db.dialect.name == "sqlite":
+        damage, problem = "DROP TRIGGER memory_item_au", "missing trigger memory_item_au"
+    else:
+        damage, problem = "DROP INDEX memory_item_search", "missing index memory_item_search"
     with service.db.writing() as session:
-        session.connection().execute(text("DROP TRIGGER memory_item_au"))
+        session.connection().execute(text(damage))
     dry = service.run_maintenance("monthly", dry_run=True)
     assert dry.result["index_ok"] is False
-    assert "missing trigger memory_item_au" in dry.result["index_problems"]
+    assert problem in dry.result["index_problems"]
     run = service.run_maintenance("monthly")
     assert run.result["index_ok_after"] is True
     service.edit_item(store["other"], content="Prefer pathlib for filesystem paths")

@@ -15,6 +15,9 @@ from memory_app.retrieval.context import ContextRequest
 from memory_app.service import MemoryService
 from memory_app.store.tables import ConflictMemberRow, ConflictRow, MemoryItemRow
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 

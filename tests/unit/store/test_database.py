@@ -142,9 +142,9 @@ def test_a_version_1_store_gains_searchable_context_and_a_generation(
     assert after == before + 1
 
 
-def test_only_sqlite_urls_are_accepted_for_now() -> None:
-    with pytest.raises(UnsupportedDatabaseError, match="'postgresql' is not supported yet"):
-        Database("postgresql://localhost/memory")
+def test_only_sqlite_and_postgresql_urls_are_accepted() -> None:
+    with pytest.raises(UnsupportedDatabaseError, match="'mysql' is not supported"):
+        Database("mysql://localhost/memory")
 
 
 def test_fts_follows_inserts_updates_and_deletes(tmp_path: Path) -> None:

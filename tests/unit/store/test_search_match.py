@@ -23,6 +23,9 @@ from memory_app.store.search_match import match_for
 from memory_app.store.typed_prefix import stems_beyond_prefix
 from tests.helpers import ScriptedExtractor, conversation
 
+# The store's behaviour, on SQLite and on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_engines
+
 START = datetime(2026, 6, 1, 9, 0, tzinfo=UTC)
 # (project, category, content), memorized in this order, one minute apart.
 MEMORIES = [
