@@ -10,6 +10,7 @@ python -m benchmarks hook --items 10000 --runs 50   # UserPromptSubmit hook, who
 python -m benchmarks cli --runs 20            # memory-app --version / --help, whole process
 python -m benchmarks predict                  # predictive context: precision@5 vs search
 python -m benchmarks team_search --items 5000  # SQLite beside PostgreSQL (needs postgresql)
+python -m benchmarks team_sync                # 10,000 changes through one team store
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ NAMES = (
     "cli",
     "predict",
     "team_search",
+    "team_sync",
 )
 
 
@@ -104,6 +106,10 @@ def _plan(name: str, args: argparse.Namespace) -> tuple[str, Callable[[], dict[s
 
         team_items, team_queries = args.items or 100_000, args.queries or 200
         return "team_search", lambda: module.run(items=team_items, queries=team_queries), module
+    if name == "team_sync":
+        from benchmarks import team_sync as module
+
+        return "team_sync", lambda: module.run(items=args.items or 10_000), module
     if name == "predict":
         from benchmarks import predict as module
 

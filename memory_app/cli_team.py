@@ -2,6 +2,7 @@
 
     memory-app team publish ID... [--dry-run] [--with-source]
     memory-app team unpublish ID...
+    memory-app team sync
 
 Each action is one parser builder in PARSERS and one handler in ACTIONS, so a new action
 (connect, init, sync) is two entries, not an edit of a dispatcher. Argument parsing and
@@ -13,6 +14,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from memory_app import cli_team_link, cli_team_sync
 
 if TYPE_CHECKING:
     from memory_app.domain.publishing import OutgoingMemory, PublishPreview
@@ -49,6 +52,8 @@ def _unpublish_parser(inner: Any, common: argparse.ArgumentParser) -> None:
 PARSERS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     _publish_parser,
     _unpublish_parser,
+    *cli_team_link.PARSERS,  # init, members, connect, status, disconnect
+    *cli_team_sync.PARSERS,  # sync
 ]
 
 
@@ -123,7 +128,12 @@ def unpublish(service: MemoryService, args: argparse.Namespace) -> Output:
     return {"unpublished": changed}, text
 
 
-ACTIONS: dict[str, Action] = {"publish": publish, "unpublish": unpublish}
+ACTIONS: dict[str, Action] = {
+    "publish": publish,
+    "unpublish": unpublish,
+    **cli_team_link.ACTIONS,
+    **cli_team_sync.ACTIONS,
+}
 
 
 def team(service: MemoryService, args: argparse.Namespace) -> Output:

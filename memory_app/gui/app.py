@@ -25,6 +25,7 @@ from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
 from memory_app.gui.runtime import JobRunner, TaskKeeper, Worker
 from memory_app.gui.session_watcher import SessionWatcher
 from memory_app.gui.single_instance import SingleInstance, bring_to_front, note_already_running
+from memory_app.gui.team_sync_timer import TeamSyncTimer
 from memory_app.gui.translations import install_translators, translate
 from memory_app.gui.user_settings import open_user_settings
 from memory_app.gui.views.base import View
@@ -150,10 +151,13 @@ def _run_window(app: QApplication, settings: Settings) -> int:
     watcher = SessionWatcher(scheduler)
     # The daily backup (QSettings "backups/keep" or MEMORY_APP_BACKUP_KEEP: how many).
     daily_backups = DailyBackups(context)
+    team_sync = TeamSyncTimer(context)  # only does something once `team connect` linked it
     if service.db.damage is None:  # on a damaged store every job would be refused
         scheduler.start()
         watcher.start()
         daily_backups.start()
+        if scheduler.enabled:  # the same switch as the other background work
+            team_sync.start()
     closing = asyncio.Event()
     app.aboutToQuit.connect(window.save_state)  # also when quit without closing the window
     app.aboutToQuit.connect(closing.set)
@@ -163,6 +167,7 @@ def _run_window(app: QApplication, settings: Settings) -> int:
     finally:
         watcher.stop()
         scheduler.stop()
+        team_sync.stop()
         daily_backups.stop()
         window.backups.shutdown()
         context.shutdown()

@@ -1005,6 +1005,16 @@
         </message>
     </context>
     <context>
+        <name>TeamSyncTimer</name>
+        <message numerus="yes">
+            <source>%Ln team conflicts to decide in Conflicts</source>
+            <translation>
+                <numerusform>%Ln team conflict to decide in Conflicts</numerusform>
+                <numerusform>%Ln team conflicts to decide in Conflicts</numerusform>
+            </translation>
+        </message>
+    </context>
+    <context>
         <name>TierRows</name>
         <message numerus="yes">
             <source>%Ln tokens</source>
