@@ -3,8 +3,10 @@ throwaway PostgreSQL server (tests/postgres.py, as the tests start it), then sea
 retrieval timed on both, and how far the two engines agree on what comes first.
 
 Agreement is overlap@10: of the ten best results of a query on SQLite, the share that
-PostgreSQL also puts in its ten best (mean over the queries either engine answers). It
-is measured for each ts_rank_cd normalization so the dialect's choice can be checked.
+PostgreSQL also puts in its ten best (mean over the queries either engine answers), and
+Kendall's tau of the order of the results both put in their ten best. It is measured for
+the dialect's bm25 (dialects/pg_bm25.py) and for ts_rank_cd with each normalization, so
+the dialect's choice can be checked.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from memory_app.store.dialects import postgresql
 
 TARGET_P95_MS = 50.0  # a shared server over a socket: ten times the local target
 NORMALIZATIONS = (0, 1, 2, 4, 8, 16, 32)
+RANKINGS = ("bm25", *(f"ts_rank_cd/{n}" for n in NORMALIZATIONS))
 
 
 def _fill(service: MemoryService, items: int) -> float:
@@ -66,6 +69,27 @@ def overlap_at_10(first: list[list[str]], second: list[list[str]]) -> float:
     return round(sum(shares) / len(shares), 3) if shares else 0.0
 
 
+def kendall_tau(first: list[list[str]], second: list[list[str]]) -> float:
+    """Mean tau-a of the order of the results both lists hold (queries with two or more)."""
+    taus = []
+    for a, b in zip(first, second, strict=True):
+        common = [x for x in a if x in b]
+        if len(common) < 2:
+            continue
+        where = {x: b.index(x) for x in common}
+        pairs = [(i, j) for i in range(len(common)) for j in range(i + 1, len(common))]
+        agree = sum(1 if where[common[i]] < where[common[j]] else -1 for i, j in pairs)
+        taus.append(agree / len(pairs))
+    return round(sum(taus) / len(taus), 3) if taus else 0.0
+
+
+def _set_ranking(ranking: str) -> None:
+    kind, _, normalization = ranking.partition("/")
+    postgresql.RANKING = kind
+    if normalization:
+        postgresql.RANK_NORMALIZATION = int(normalization)
+
+
 def run(items: int = 100_000, queries: int = 200) -> dict[str, Any]:
     from tests.postgres import ThrowawayServer
 
@@ -83,18 +107,24 @@ def run(items: int = 100_000, queries: int = 200) -> dict[str, Any]:
             result["sqlite"] = _time(local, texts)
             result["postgresql"] = _time(team, texts)
             reference = _tops(local, texts)
-            chosen = postgresql.RANK_NORMALIZATION
+            chosen = (postgresql.RANKING, postgresql.RANK_NORMALIZATION)
             agreement = {}
-            for normalization in NORMALIZATIONS:
-                postgresql.RANK_NORMALIZATION = normalization
-                team.retrieval_cache.clear()  # else it answers with the previous ranking
-                tops = _tops(team, texts)
-                agreement[str(normalization)] = {
-                    kind: overlap_at_10(reference[kind], tops[kind]) for kind in reference
-                }
-            postgresql.RANK_NORMALIZATION = chosen
-            result["overlap_at_10"] = agreement
-            result["rank_normalization"] = chosen
+            try:
+                for ranking in RANKINGS:
+                    _set_ranking(ranking)
+                    team.retrieval_cache.clear()  # else it answers with the previous ranking
+                    tops = _tops(team, texts)
+                    agreement[ranking] = {
+                        kind: {
+                            "overlap": overlap_at_10(reference[kind], tops[kind]),
+                            "tau": kendall_tau(reference[kind], tops[kind]),
+                        }
+                        for kind in reference
+                    }
+            finally:
+                postgresql.RANKING, postgresql.RANK_NORMALIZATION = chosen
+            result["agreement_at_10"] = agreement
+            result["ranking"] = chosen[0]
         finally:
             local.close()
             team.close()
@@ -116,11 +146,12 @@ def report(result: dict[str, Any]) -> str:
             f"  {engine:<10} search p50 {s['p50_ms']} ms p95 {s['p95_ms']} ms; "
             f"retrieve p50 {r['p50_ms']} ms p95 {r['p95_ms']} ms"
         )
-    lines.append("  overlap@10 with SQLite by ts_rank_cd normalization (search / retrieve):")
-    for normalization, agreement in result["overlap_at_10"].items():
-        mark = " (chosen)" if int(normalization) == result["rank_normalization"] else ""
+    lines.append("  agreement with SQLite's ten best, overlap@10 (Kendall tau), search / retrieve:")
+    for ranking, agreement in result["agreement_at_10"].items():
+        mark = " (chosen)" if ranking == result["ranking"] else ""
+        s, r = agreement["search"], agreement["retrieve"]
         lines.append(
-            f"    {normalization:>2}: {agreement['search']} / {agreement['retrieve']}{mark}"
+            f"    {ranking:<14} {s['overlap']} ({s['tau']}) / {r['overlap']} ({r['tau']}){mark}"
         )
     verdict = "PASS" if result["passed"] else "FAIL"
     lines.append(f"  target PostgreSQL search p95 < {result['target_p95_ms']} ms: {verdict}")

@@ -184,5 +184,7 @@ def compile_search(
 
 
 def _folder(value: str) -> str:
-    """A project value as compared: without a trailing separator (but `/` stays)."""
+    """A project value as compared: without a trailing separator (but `/` stays) and
+    without NUL, which no folder name holds and PostgreSQL refuses in text."""
+    value = value.replace("\x00", "")
     return value.rstrip(_SEPARATORS) or value

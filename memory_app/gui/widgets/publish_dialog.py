@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from memory_app.domain.publishing import OutgoingMemory, PublishPreview
 from memory_app.gui.colours import muted_style
+from memory_app.retrieval.context import category_name
 
 
 class PublishDialog(QDialog):
@@ -109,7 +110,7 @@ class PublishDialog(QDialog):
     def _memory_html(self, memory: OutgoingMemory) -> str:
         facts = [
             self.tr("Category: {category} ({type})").format(
-                category=memory.category, type=memory.type
+                category=category_name(memory.category), type=memory.type
             ),
             self.tr("Project: {name}").format(name=memory.project)
             if memory.project

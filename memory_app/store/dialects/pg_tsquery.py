@@ -9,12 +9,16 @@ labels of those columns (dialects/postgresql.py gives content A, tags B, context
 every lexeme is quoted, so nothing a person typed is read as a tsquery operator.
 
 FTS5's precedence (NOT over AND over OR) is kept by writing every group in parentheses.
+
+`scored_operands` lists the words and phrases a match looks for (not the ones after NOT),
+each as its own tsquery: FTS5's bm25 scores per phrase, and so does the PostgreSQL
+dialect's bm25 (dialects/pg_bm25.py).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # The weight label each memory index column is stored under (setweight).
 COLUMN_WEIGHTS = {"content": "A", "tags": "B", "context": "C", "title": "A", "text": "B"}
@@ -28,11 +32,23 @@ class MatchSyntaxError(ValueError):
     """A match expression outside the grammar the store writes (a bug, not user input)."""
 
 
+@dataclass(frozen=True)
+class Operand:
+    """One word or phrase a match looks for: its tsquery text (weights and prefix
+    included), its words as typed, and whether its last word is a prefix."""
+
+    tsquery: str
+    words: tuple[str, ...]
+    prefix: bool
+
+
 @dataclass
 class _Reader:
     tokens: list[str]
     at: int = 0
     weights: str = ""
+    negated: int = 0
+    operands: list[Operand] = field(default_factory=list)
 
     def peek(self) -> str | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -59,11 +75,30 @@ def _tokens(expression: str) -> list[str]:
 
 def to_tsquery_text(expression: str) -> str:
     """The tsquery text (for `to_tsquery(config, ...)`) of an FTS5 match expression."""
+    return _read(expression).tsquery
+
+
+def scored_operands(expression: str) -> list[Operand]:
+    """The words and phrases an FTS5 match expression looks for, in order, without the
+    ones it excludes (after NOT) and without repeats."""
+    seen: dict[Operand, None] = {}
+    for operand in _read(expression).operands:
+        seen.setdefault(operand, None)
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class _Read:
+    tsquery: str
+    operands: list[Operand]
+
+
+def _read(expression: str) -> _Read:
     reader = _Reader(_tokens(expression))
     result = _or(reader)
     if reader.peek() is not None:
         raise MatchSyntaxError(f"unexpected {reader.peek()!r} in the match {expression!r}")
-    return result
+    return _Read(result, reader.operands)
 
 
 def _or(reader: _Reader) -> str:
@@ -91,7 +126,11 @@ def _not(reader: _Reader) -> str:
     left = _operand(reader)
     while reader.peek() == "NOT":
         reader.take()
-        left = f"({left} & !{_operand(reader)})"
+        reader.negated += 1
+        try:
+            left = f"({left} & !{_operand(reader)})"
+        finally:
+            reader.negated -= 1
     return left
 
 
@@ -117,7 +156,11 @@ def _operand(reader: _Reader) -> str:
         reader.take()
         return inner
     if token.startswith('"'):
-        return _phrase(token, reader.weights)
+        phrase = _phrase(token, reader.weights)
+        if not reader.negated:
+            words = tuple(token.rstrip("*").strip('"').split())
+            reader.operands.append(Operand(phrase, words, token.endswith("*")))
+        return phrase
     raise MatchSyntaxError(f"unexpected {token!r}")
 
 

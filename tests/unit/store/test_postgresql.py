@@ -8,13 +8,14 @@ from datetime import UTC, datetime
 
 import psycopg
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from memory_app.config import resolve_settings
 from memory_app.extract.offline import OfflineExtractor
 from memory_app.service import MemoryService
 from memory_app.store.database import Database
 from memory_app.store.dialects import dialect_for
+from memory_app.store.dialects.pg_bm25 import refresh_stats
 from memory_app.store.dialects.pg_tsquery import MatchSyntaxError, to_tsquery_text
 from memory_app.store.dialects.postgresql import (
     BASELINE_VERSION,
@@ -185,3 +186,55 @@ def test_search_weights_content_over_tags_and_keeps_times_aware(
         assert [m.id for m in service.search("fridays")] == [in_tags.id]
     finally:
         service.close()
+
+
+def _stats(conn: Connection) -> dict[str, tuple[int, int]]:
+    rows = conn.execute(text("SELECT lexeme, docs, tokens FROM search_term_stats"))
+    return {row[0]: (row[1], row[2]) for row in rows if row[1] or row[2]}
+
+
+def test_word_counts_stay_exact_through_inserts_edits_and_deletes(
+    tmp_path_factory: pytest.TempPathFactory, postgres_store_url: str
+) -> None:
+    """bm25's word rarity (dialects/pg_bm25.py) reads counts the triggers keep: after
+    every kind of change they equal a count made again from the memories."""
+    settings = resolve_settings(tmp_path_factory.mktemp("pg"), db_url=postgres_store_url, env={})
+    service = MemoryService.open(settings, OfflineExtractor())
+    try:
+        _, first = service.remember("Deploy with the blue-green script")
+        _, second = service.remember("Releases are cut on Thursdays")
+        service.edit_item(second.id, content="Releases are cut on Fridays", tags=["deploy"])
+        service.search("deploy")  # a use count changes, the words do not
+        with service.db.writing() as session:
+            conn = session.connection()
+            conn.execute(text("DELETE FROM memory_item WHERE id = :id"), {"id": first.id})
+            kept = _stats(conn)
+            refresh_stats(conn)
+            assert _stats(conn) == kept
+        assert kept[""][0] == 1 and kept["friday"] == (1, 0) and "thursday" not in kept
+        with service.db.reading() as session:
+            assert service.db.dialect.document_frequencies(
+                session.connection(), ["deploy", "fridays", "nothing"]
+            ) == [1, 1, 0]
+    finally:
+        service.close()
+
+
+def test_a_rare_word_outranks_a_common_one_as_on_sqlite(
+    tmp_path_factory: pytest.TempPathFactory, postgres_store_url: str
+) -> None:
+    """ts_rank_cd ranked a memory holding only the common word of "pytest flaky" like
+    one holding only the rare word; bm25 puts the rare one first on both engines."""
+    found = {}
+    for engine, url in (("sqlite", None), ("postgresql", postgres_store_url)):
+        settings = resolve_settings(tmp_path_factory.mktemp(engine), db_url=url, env={})
+        service = MemoryService.open(settings, OfflineExtractor())
+        try:
+            for n in range(6):
+                service.remember(f"Run pytest with option number {n} for the suite")
+            service.remember("A flaky fixture leaked state between suites")
+            results = service.search("pytest flaky", limit=3)  # no memory has both
+            found[engine] = results[0].content
+        finally:
+            service.close()
+    assert found["postgresql"] == found["sqlite"] == "A flaky fixture leaked state between suites"

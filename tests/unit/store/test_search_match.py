@@ -130,6 +130,20 @@ def test_the_word_being_typed_finds_the_stem_of_its_finished_form(store: MemoryS
     assert compiled("-flaky") == 'everything except "flaky"'
 
 
+def test_words_being_typed_find_their_stems_on_either_engine(settings: Settings) -> None:
+    """SQLite stores porter stems, PostgreSQL snowball ones: "dependencies" is "depend"
+    and "flaky" is "flaki" in both, so the widened prefix finds them on both."""
+    svc = MemoryService.open(settings, ScriptedExtractor())
+    try:
+        _, pinned = svc.remember("Pin the dependencies of flaky services")
+        for typed in ("dependenc", "flaky", "configura", "depend"):
+            assert [m.id for m in svc.search(typed)] == (
+                [pinned.id] if typed != "configura" else []
+            )
+    finally:
+        svc.close()
+
+
 def test_typed_prefixes_widen_only_to_stems_of_their_own_endings() -> None:
     assert stems_beyond_prefix("configura") == ["configur"]  # configuration
     assert stems_beyond_prefix("dependenc") == ["depend"]  # dependencies
