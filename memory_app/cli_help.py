@@ -119,9 +119,9 @@ EXAMPLES: dict[str, str] = {
 """,
     "team publish": """
   memory-app team publish 1 --dry-run        # exactly what would leave this machine
-  memory-app team publish 1 2 --with-source  # and the turns each cites, redacted again
+  memory-app team publish 1 2                # recorded; they leave with the next team sync
   memory-app team unpublish 2                # personal again; the next sync withdraws it
-  memory-app undo                            # or take the last publish back
+  memory-app undo                            # takes the last step back
 """,
     "hooks": """
   memory-app hooks install                         # user scope: ~/.claude/settings.json

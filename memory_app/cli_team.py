@@ -1,6 +1,6 @@
 """The team commands of `memory-app` (issue 20): a team's shared memory.
 
-    memory-app team publish ID... [--dry-run] [--with-source]
+    memory-app team publish ID... [--dry-run]
     memory-app team unpublish ID...
     memory-app team sync
 
@@ -28,18 +28,13 @@ Action = Callable[["MemoryService", argparse.Namespace], Output]
 def _publish_parser(inner: Any, common: argparse.ArgumentParser) -> None:
     text = (
         "share memories with your team: shows exactly what would leave this machine "
-        "(redaction re-checked, project by its git remote, no conversation unless asked); "
+        "(redaction re-checked, project by its git remote, never a conversation); "
         "they leave with the next team sync"
     )
     q = inner.add_parser("publish", help=text, description=text, parents=[common])
     q.add_argument("ids", type=int, nargs="+", metavar="ID", help="the memories' ids")
     q.add_argument(
         "--dry-run", action="store_true", help="only show what would be sent; record nothing"
-    )
-    q.add_argument(
-        "--with-source",
-        action="store_true",
-        help="also send the turns of the conversation each memory cites (redacted again)",
     )
 
 
@@ -65,7 +60,7 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser) -> None:
         build(inner, common)
 
 
-def _describe(memory: OutgoingMemory, with_source: bool) -> list[str]:
+def _describe(memory: OutgoingMemory) -> list[str]:
     if memory.blocked is not None:
         return [f"#{memory.item_id}  NOT PUBLISHED: {memory.blocked}"]
     where = [f"{memory.category} ({memory.type})"]
@@ -84,14 +79,7 @@ def _describe(memory: OutgoingMemory, with_source: bool) -> list[str]:
     if memory.redactions:
         kinds = ", ".join(sorted(set(memory.redactions)))
         lines.append(f"    re-checked: {len(memory.redactions)} secret(s) taken out ({kinds})")
-    if with_source:
-        if memory.source:
-            lines.append(f"    source: {len(memory.source)} cited turn(s)")
-            lines += [f"      {t.speaker}: {t.text}" for t in memory.source]
-        else:
-            lines.append("    source: none cited")
-    else:
-        lines.append("    source: not sent")
+    lines.append("    conversation: not sent (it never leaves this machine)")
     return lines
 
 
@@ -99,7 +87,7 @@ def preview_text(preview: PublishPreview) -> str:
     """The preview as the CLI prints it: every memory, what goes and what cannot."""
     lines: list[str] = []
     for memory in preview.memories:
-        lines += _describe(memory, preview.with_source)
+        lines += _describe(memory)
     sendable = len(preview.sendable)
     if preview.dry_run:
         head = f"Would publish {sendable} of {len(preview.memories)} (dry run: nothing recorded)."
@@ -114,10 +102,7 @@ def preview_text(preview: PublishPreview) -> str:
 
 
 def publish(service: MemoryService, args: argparse.Namespace) -> Output:
-    if args.dry_run:
-        preview = service.publish_preview(args.ids, with_source=args.with_source)
-    else:
-        preview = service.publish(args.ids, with_source=args.with_source)
+    preview = service.publish_preview(args.ids) if args.dry_run else service.publish(args.ids)
     return preview.to_json(), preview_text(preview)
 
 

@@ -72,7 +72,7 @@ def _status_parser(inner: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _disconnect_parser(inner: Any, common: argparse.ArgumentParser) -> None:
-    text = "forget the team store (team memories stay here as they are)"
+    text = "forget the team store (its memories stay here, as personal memories)"
     q = inner.add_parser("disconnect", help=text, description=text, parents=[common])
     q.add_argument(
         "--forget-password", action="store_true",
@@ -133,6 +133,11 @@ def connect(service: MemoryService, args: argparse.Namespace) -> Output:
     ]
     if report.saved:
         lines.append(f"  the password typed in the URL: {report.saved}")
+    if report.made_personal:
+        lines.append(
+            f"  {report.made_personal} memories of an earlier team store are personal again "
+            "(publish them to share them with this team)"
+        )
     return report.to_json(), "\n".join(lines)
 
 
@@ -161,7 +166,7 @@ def disconnect(service: MemoryService, args: argparse.Namespace) -> Output:
     from memory_app.team.link import disconnect as unlink
 
     done = unlink(service.db, forget_password=args.forget_password)
-    text = f"Disconnected from {done['disconnected']}; team memories stay in this store."
+    text = f"Disconnected from {done['disconnected']}. {done['note']}"
     if done["password_forgotten"]:
         text += " The kept password was removed from the keyring."
     return done, text

@@ -4,8 +4,8 @@ A memory leaves the machine only as an `OutgoingMemory`: its text with the redac
 rules applied again (a person's edit may have typed a key into it since the import
 redacted the conversation), its category, type, tags and validity, and its project under
 the team's name for it (the git remote's repository, domain/sharing.py) or none: a
-folder of this laptop never leaves. The conversation it came from stays here unless the
-person asks for it; then only the turns the memory cites, redacted again.
+folder of this laptop never leaves. The conversation it came from never leaves: the team
+store has no place for a transcript, and a memory is written to stand on its own.
 
 A memory that cannot be published says why (`blocked`): held for review as a possible
 secret, a random-looking token still in its text (possible_secrets.py: a person kept it
@@ -14,7 +14,6 @@ for themselves, which is not a decision to show it to a team), or not an active 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -23,15 +22,6 @@ from memory_app.domain.possible_secrets import masked, possible_secret
 from memory_app.domain.redaction import redact
 
 PUBLISHABLE_STATUSES = ("active",)
-
-
-@dataclass(frozen=True)
-class SourceTurn:
-    """One cited turn of the memory's conversation, as it would be sent (redacted)."""
-
-    position: int
-    speaker: str
-    text: str
 
 
 @dataclass(frozen=True)
@@ -54,7 +44,6 @@ class OutgoingMemory:
     valid_from: datetime | None
     valid_until: datetime | None
     redactions: tuple[str, ...] = ()  # kinds of secrets the re-check took out
-    source: tuple[SourceTurn, ...] = ()  # only when the person asked for it
     # Why it cannot be published; then nothing is sent, and its text is left out here.
     blocked: str | None = None
     already_team: bool = False
@@ -70,7 +59,6 @@ class OutgoingMemory:
             out[name] = value.isoformat() if isinstance(value, datetime) else None
         out["tags"] = list(self.tags)
         out["redactions"] = list(self.redactions)
-        out["source"] = [asdict(t) for t in self.source]
         return out
 
 
@@ -79,7 +67,6 @@ class PublishPreview:
     """What `team publish` sends (dry run) or recorded for the next sync."""
 
     memories: tuple[OutgoingMemory, ...]
-    with_source: bool
     dry_run: bool
     published: tuple[int, ...] = ()  # ids recorded as team memories by this call
 
@@ -94,7 +81,6 @@ class PublishPreview:
     def to_json(self) -> dict[str, Any]:
         return {
             "dry_run": self.dry_run,
-            "with_source": self.with_source,
             "published": list(self.published),
             "memories": [m.to_json() for m in self.memories],
         }
@@ -127,7 +113,6 @@ def outgoing(
     project: str | None,
     project_note: str | None,
     excluded: str | None = None,
-    source: Sequence[SourceTurn] = (),
 ) -> OutgoingMemory:
     """The memory as it would leave: redaction re-checked, the possible-secret check run
     on what would be sent, `project` already in the team's words. `excluded`: why the
@@ -142,10 +127,9 @@ def outgoing(
     content = clean(memory.content)
     context = clean(memory.context) if memory.context else memory.context
     tags = tuple(clean(t) for t in memory.tags)
-    turns = tuple(SourceTurn(t.position, t.speaker, clean(t.text)) for t in source)
-    blocked = _why_blocked(memory, excluded, content, context, tags, turns)
+    blocked = _why_blocked(memory, excluded, content, context, tags)
     if blocked is not None:  # nothing of it goes, and the preview repeats none of it
-        content, context, tags, turns = "", None, (), ()
+        content, context, tags = "", None, ()
     return OutgoingMemory(
         item_id=memory.item_id,
         uid=memory.uid,
@@ -163,7 +147,6 @@ def outgoing(
         valid_from=memory.valid_from,
         valid_until=memory.valid_until,
         redactions=tuple(found),
-        source=turns,
         blocked=blocked,
         already_team=memory.sharing == "team",
     )
@@ -175,7 +158,6 @@ def _why_blocked(
     content: str,
     context: str | None,
     tags: tuple[str, ...],
-    turns: tuple[SourceTurn, ...],
 ) -> str | None:
     if memory.status == "held":
         return "held for review as a possible secret: keep or remove it first"
@@ -183,7 +165,7 @@ def _why_blocked(
         return f"only active memories are published; this one is {memory.status}"
     if excluded is not None:
         return excluded
-    for text in (content, context or "", *tags, *(t.text for t in turns)):
+    for text in (content, context or "", *tags):
         token = possible_secret(text)
         if token is not None:
             return f"possible secret {masked(token)}: edit it out before publishing"

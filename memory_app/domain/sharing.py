@@ -26,24 +26,28 @@ SHARINGS = (PERSONAL, TEAM)
 # What the next sync does for a memory (None: nothing).
 PUSH = "push"  # publish it, or send a local edit made on base team_seq
 WITHDRAW = "withdraw"  # unpublished after it reached the team: withdraw it there
-# The fields that travel to the team store: a local change to one of them on a team
-# memory is an edit to push. Pins, usage counts and the source conversation stay local.
-SHARED_FIELDS = frozenset(
-    {
-        "content",
-        "context",
-        "category",
-        "type",
-        "confidence",
-        "importance",
-        "scope",
-        "tags",
-        "status",
-        "valid_from",
-        "valid_until",
-        "sharing",
-    }
+# The fields that travel to the team store, in the team store's column order: a local
+# change to one of them on a team memory is an edit to push, and the team store's
+# trigger (team/sync_schema.py) numbers a change to one of them as a change to pull.
+# One list for both sides, so an edit of a project or branch is never left behind.
+# Pins, usage counts and the source conversation stay local.
+SHARED_COLUMNS = (
+    "content",
+    "context",
+    "category",
+    "type",
+    "confidence",
+    "importance",
+    "scope",
+    "project",
+    "branch",
+    "tags",
+    "status",
+    "valid_from",
+    "valid_until",
 )
+# ... and, locally, publishing or unpublishing it (its sharing) is one too.
+SHARED_FIELDS = frozenset((*SHARED_COLUMNS, "sharing"))
 
 
 def new_uid() -> str:

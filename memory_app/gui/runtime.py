@@ -1,15 +1,20 @@
-"""Running work off the GUI thread: one database worker, one long-job thread, and a
-keeper for asyncio tasks so none is garbage-collected or fails silently.
+"""Running work off the GUI thread: one database worker, one long-job thread, detached
+threads for work that waits on the network, and a keeper for asyncio tasks so none is
+garbage-collected or fails silently.
 
 Measured: half a second of database work froze the window for 475 ms on the GUI thread
 and 8 ms off it. Short queries go to the database worker; long jobs (imports) to their
-own thread, so a search never waits behind an import.
+own thread, so a search never waits behind an import. Team sync waits on a server that
+may be slow or gone: it runs detached, so imports never wait behind it and quitting
+does not wait for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -33,6 +38,40 @@ class Worker:
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class DetachedWorker:
+    """Each call on a daemon thread of its own. A worker of ThreadPoolExecutor is joined
+    when the interpreter exits, even after shutdown(wait=False); a daemon thread is not,
+    so a call stuck on the network holds up neither other work nor quitting. For work
+    that is safe to abandon at exit (its transactions are short and whole)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[T] = loop.create_future()
+
+        def settle(result: T | None, error: BaseException | None) -> None:
+            if done.cancelled():
+                return
+            if error is not None:
+                done.set_exception(error)
+            else:
+                done.set_result(result)  # type: ignore[arg-type]
+
+        def work() -> None:
+            try:
+                result, error = fn(*args, **kwargs), None
+            except BaseException as exc:  # handed to the awaiting coroutine
+                result, error = None, exc
+            # A loop closed meanwhile (the app quit) has no one waiting.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(settle, result, error)
+
+        threading.Thread(target=work, name=self._name, daemon=True).start()
+        return await done
 
 
 class TaskKeeper:

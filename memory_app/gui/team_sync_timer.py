@@ -1,20 +1,27 @@
 """Team sync in the background (issue 20, offline first): a while after the window
 opens, then every few minutes, while this store is connected to a team store.
 
-The sync runs on the job thread (memory_app/team/sync.py), never on the window's or the
-database worker's, so neither waits for the network. A failure (offline, a refused
-login) is shown by the status indicator and kept in team_link.last_error; the next run
-catches up, and a success clears the indicator's sync error.
+The sync (memory_app/team/sync.py) runs on a daemon thread of its own, never on the
+window's, the database worker's or the job thread's: imports and maintenance never wait
+behind a sync held up by the server, and quitting does not wait for it. Abandoning it
+is safe: the connection's limits end a stuck sync in seconds anyway
+(store/dialects/pg_connect.py), each batch is stored whole, and no local write
+transaction stays open while the sync waits on the server. A failure (offline, a refused
+login, a busy server) is shown by the status indicator and kept in
+team_link.last_error; the next run catches up, and a success clears the indicator's
+sync error.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from memory_app.domain.jobs import JobState
 from memory_app.gui.context import AppContext, StatusModel
+from memory_app.gui.runtime import DetachedWorker
+from memory_app.store.database import Database
 from memory_app.store.errors import StoreError
 from memory_app.team.link import link_of
 from memory_app.team.sync import SyncFailed, SyncReport, sync
@@ -23,7 +30,7 @@ log = logging.getLogger(__name__)
 
 STARTUP_DELAY_MS = 15_000
 SYNC_INTERVAL_MS = 10 * 60 * 1000
-JOB = "team-sync"
+THREAD = "team-sync"
 
 
 class TeamSyncTimer(QObject):
@@ -40,10 +47,13 @@ class TeamSyncTimer(QObject):
         context: AppContext,
         *,
         interval_ms: int = SYNC_INTERVAL_MS,
+        sync_store: Callable[[Database], SyncReport] = sync,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.context = context
+        self._sync_store = sync_store
+        self._worker = DetachedWorker(THREAD)
         self._running = False
         self._failed_message: str | None = None  # the indicator's message while it is ours
         self._timer = QTimer(self)
@@ -70,7 +80,7 @@ class TeamSyncTimer(QObject):
             return None
         self._running = True
         try:
-            report = await context.jobs.run(JOB, lambda _job: sync(db), JobState())
+            report = await self._worker.run(self._sync_store, db)
         except StoreError as exc:  # offline, refused: the app keeps working
             reason = exc.reason if isinstance(exc, SyncFailed) else str(exc)
             log.info("team sync failed: %s", reason)

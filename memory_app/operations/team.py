@@ -14,37 +14,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from sqlmodel import Session, col, select
-
 from memory_app.domain.publishing import (
     LocalMemory,
     OutgoingMemory,
     PublishPreview,
-    SourceTurn,
     outgoing,
 )
-from memory_app.domain.rendering import turn_text
 from memory_app.domain.sharing import PERSONAL, TEAM
 from memory_app.domain.validation import ValidationError
 from memory_app.operations.common import ServiceState, new_group
 from memory_app.operations.team_project import team_project
 from memory_app.privacy_gate import why_excluded
 from memory_app.store import repository as repo
-from memory_app.store.tables import MemoryItemRow, ResourceRow, TurnRow
+from memory_app.store.tables import MemoryItemRow
 
 
 class TeamOperations(ServiceState):
-    def publish_preview(
-        self, item_ids: Sequence[int], *, with_source: bool = False
-    ) -> PublishPreview:
+    def publish_preview(self, item_ids: Sequence[int]) -> PublishPreview:
         """What publishing these memories would send, and which cannot go and why;
         changes nothing."""
-        return PublishPreview(self._outgoing(item_ids, with_source), with_source, dry_run=True)
+        return PublishPreview(self._outgoing(item_ids), dry_run=True)
 
-    def publish(self, item_ids: Sequence[int], *, with_source: bool = False) -> PublishPreview:
+    def publish(self, item_ids: Sequence[int]) -> PublishPreview:
         """Record the sendable memories as team memories, to leave with the next sync;
         the blocked ones stay personal. One undoable step."""
-        memories = self._outgoing(item_ids, with_source)
+        memories = self._outgoing(item_ids)
         wanted = [m.item_id for m in memories if m.sendable and not m.already_team]
         if wanted:
             group = new_group("publish")
@@ -54,9 +48,8 @@ class TeamOperations(ServiceState):
                     repo.change_item(
                         session, row, {"sharing": TEAM}, actor="user", action="publish",
                         group_id=group,
-                        note="with its cited turns" if with_source else None,
                     )  # fmt: skip
-        return PublishPreview(memories, with_source, dry_run=False, published=tuple(wanted))
+        return PublishPreview(memories, dry_run=False, published=tuple(wanted))
 
     def unpublish(self, item_ids: Sequence[int]) -> list[int]:
         """Make team memories personal again here; the next sync withdraws the ones the
@@ -88,7 +81,7 @@ class TeamOperations(ServiceState):
 
     # -- what would be sent --------------------------------------------------------------
 
-    def _outgoing(self, item_ids: Sequence[int], with_source: bool) -> tuple[OutgoingMemory, ...]:
+    def _outgoing(self, item_ids: Sequence[int]) -> tuple[OutgoingMemory, ...]:
         if not item_ids:
             raise ValidationError({"ids": "name at least one memory to publish"})
         data_dir = self._data_dir()
@@ -97,15 +90,13 @@ class TeamOperations(ServiceState):
             rows = repo.items_by_ids(session, item_ids)
             for item_id in dict.fromkeys(item_ids):
                 row = rows.get(item_id) or repo.get_item(session, item_id)
-                project, note = team_project(row.project)
-                turns = _cited_turns(session, row) if with_source else ()
+                project, note = shared_project(row.project)
                 out.append(
                     outgoing(
                         _local(row),
                         project=project,
                         project_note=note,
                         excluded=why_excluded(data_dir, row.project),
-                        source=turns,
                     )
                 )
         return tuple(out)
@@ -115,6 +106,29 @@ class TeamOperations(ServiceState):
         its deny lists keep projects out of memory, and so out of the team's."""
         backups = self.db.backup_dir
         return backups.parent if backups is not None else None
+
+
+def is_local_folder(project: str) -> bool:
+    """Whether a memory's project names a folder of this machine (an absolute path, or
+    one from the home folder) rather than a team's name for it ("acme/shop")."""
+    return project.startswith(("~", ".")) or Path(project).is_absolute()
+
+
+def shared_project(project: str | None) -> tuple[str | None, str | None]:
+    """(the team's name for a memory's project, a note on what became of it).
+
+    A folder of this machine goes under its git remote's name or not at all. Anything
+    else already is the team's name: a memory pulled on a machine without a clone keeps
+    "acme/shop", and an edit made there sends it back unchanged instead of wiping it
+    for everyone. git is only ever asked about an absolute folder."""
+    if not project:
+        return None, None
+    if not is_local_folder(project):
+        return project, None
+    folder = Path(project).expanduser()
+    if not folder.is_absolute():
+        return None, "project left out: not a folder of this machine nor a team's name"
+    return team_project(str(folder))
 
 
 def _local(row: MemoryItemRow) -> LocalMemory:
@@ -134,26 +148,4 @@ def _local(row: MemoryItemRow) -> LocalMemory:
         valid_from=row.valid_from,
         valid_until=row.valid_until,
         sharing=row.sharing,
-    )
-
-
-def _cited_turns(session: Session, row: MemoryItemRow) -> tuple[SourceTurn, ...]:
-    """The turns the memory cites (turn_start..turn_end), and no other."""
-    if row.source_resource_id is None or row.turn_start is None:
-        return ()
-    resource = session.get(ResourceRow, row.source_resource_id)
-    if resource is None:
-        return ()
-    end = row.turn_end if row.turn_end is not None else row.turn_start
-    turns = session.exec(
-        select(TurnRow)
-        .where(
-            TurnRow.resource_id == resource.id,
-            col(TurnRow.position) >= row.turn_start,
-            col(TurnRow.position) <= end,
-        )
-        .order_by(col(TurnRow.position))
-    ).all()
-    return tuple(
-        SourceTurn(t.position, t.speaker, turn_text(resource.text[t.start : t.end])) for t in turns
     )

@@ -2,8 +2,9 @@
 
 Where it comes from, in order (`find_password`):
 
-1. the URL, when a person typed it on the command line (`team connect` then saves it in
-   the keyring and keeps the URL without it);
+1. the URL, when a person typed it on the command line, as `USER:PASSWORD@` or
+   `?password=` (`team connect` then saves it in the keyring and keeps the URL without
+   it, and without a `?sslpassword=`);
 2. the system keyring, under the service `memory-app-team` and the name
    `user@host:port/database` (the approach of extract/credentials.py: optional, a
    locked or missing keyring is "not there");
@@ -80,14 +81,28 @@ def login_of(url: str | URL) -> Login:
     return Login(host, parsed.port or DEFAULT_PORT, parsed.database or user, user)
 
 
+# Query parameters libpq takes secrets from (`?password=`, the client key's `?sslpassword=`):
+# they never stay in a URL that is kept.
+SECRET_PARAMETERS = ("password", "sslpassword")
+
+
 def without_password(url: str) -> str:
-    """The URL to keep: everything but the password."""
+    """The URL to keep: everything but the password, in the user part or the query."""
+    parsed = parse(url)
     # URL.set() leaves a field alone when given None: replace it on the named tuple.
-    return parse(url)._replace(password=None).render_as_string(hide_password=False)
+    parsed = parsed._replace(password=None).difference_update_query(SECRET_PARAMETERS)
+    return parsed.render_as_string(hide_password=False)
 
 
 def typed_password(url: str) -> str | None:
-    return parse(url).password or None
+    """A password typed in the URL: `USER:PASSWORD@` or `?password=` (libpq takes both)."""
+    parsed = parse(url)
+    if parsed.password:
+        return str(parsed.password)
+    query = parsed.query.get("password")
+    if isinstance(query, tuple):  # given twice: libpq takes the last
+        query = query[-1] if query else None
+    return query or None
 
 
 # -- the keyring ---------------------------------------------------------------------------
@@ -238,4 +253,5 @@ def connect_url(url: str, env: Mapping[str, str] | None = None) -> str:
     password = find_password(url, env)
     if password.value is None:
         return url
-    return parse(url).set(password=password.value).render_as_string(hide_password=False)
+    with_password = parse(url).difference_update_query(["password"]).set(password=password.value)
+    return with_password.render_as_string(hide_password=False)

@@ -14,12 +14,17 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from sqlalchemy import or_
 from sqlalchemy.exc import DBAPIError
+from sqlmodel import Session, col, select
 
+from memory_app.domain.sharing import PERSONAL, TEAM
+from memory_app.operations.common import new_group
+from memory_app.store import repository as repo
 from memory_app.store.database import Database
 from memory_app.store.dialects.postgresql import PostgresDialect, explain_connection_error
 from memory_app.store.errors import StoreError, TeamDatabaseError
-from memory_app.store.tables import TeamLinkRow
+from memory_app.store.tables import MemoryItemRow, TeamLinkRow
 from memory_app.team import credentials
 
 
@@ -103,6 +108,8 @@ class ConnectReport:
     schema_version: int
     password: str  # where the password is: url | keyring | pgpass | environment
     saved: str | None  # what became of a password typed in the URL
+    # Memories an earlier team store had, made personal so none reaches this one.
+    made_personal: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -138,7 +145,16 @@ def connect(
                 f"This store is already connected to team {link.team_name!r} at "
                 f"{link.url}: run `memory-app team disconnect` first; nothing was changed."
             )
+        made_personal = 0
         if link is None:
+            # No link, yet memories with a team store's change number: they came from a
+            # store this one was connected to before (a backup, an older version's
+            # disconnect). Never the new team's: they stay here, personal.
+            made_personal = _make_personal(
+                session,
+                col(MemoryItemRow.team_seq).is_not(None),
+                "from an earlier team store: personal, not sent to the newly connected one",
+            )
             link = TeamLinkRow(id=1, url=kept_url)
         link.team_id = checked.team
         link.team_name = checked.team
@@ -152,6 +168,7 @@ def connect(
         schema_version=checked.schema_version,
         password=password.source,
         saved=saved,
+        made_personal=made_personal,
     )
 
 
@@ -190,13 +207,44 @@ def status(
 
 
 def disconnect(db: Database, *, forget_password: bool = False) -> dict[str, Any]:
-    """Forget the link (team memories stay here, as they are); optionally the password
-    kept in the keyring too."""
+    """Forget the link, and make this team's memories personal (kept here, with no sync
+    state left), so a store connected to another team later never sends them there;
+    optionally forget the password kept in the keyring too."""
     with db.writing() as session:
         link = session.get(TeamLinkRow, 1)
         if link is None:
             raise TeamDatabaseError("This store is not connected to a team store.")
-        url = link.url
+        url, team = link.url, link.team_name
         session.delete(link)
+        made_personal = _make_personal(
+            session,
+            or_(
+                col(MemoryItemRow.sharing) == TEAM,
+                col(MemoryItemRow.team_seq).is_not(None),
+                col(MemoryItemRow.team_dirty),
+            ),
+            f"disconnected from team {team or url}: kept here as a personal memory",
+        )
     forgot = forget_password and credentials.forget_password(credentials.login_of(url))
-    return {"disconnected": url, "password_forgotten": forgot}
+    return {
+        "disconnected": url,
+        "password_forgotten": forgot,
+        "made_personal": made_personal,
+        "note": (
+            f"{made_personal} team memor{'y' if made_personal == 1 else 'ies'} stay in this "
+            "store as personal ones; publish them again to share them with a team"
+        ),
+    }
+
+
+def _make_personal(session: Session, which: Any, note: str) -> int:
+    """The memories `which` selects become personal with no sync state (one undoable
+    step); returns how many."""
+    rows = session.exec(select(MemoryItemRow).where(which)).all()
+    group = new_group("team_disconnect")
+    for row in rows:
+        repo.change_item(
+            session, row, {"sharing": PERSONAL, "team_seq": None, "team_dirty": False},
+            actor="team", action="team_disconnect", group_id=group, note=note,
+        )  # fmt: skip
+    return len(rows)

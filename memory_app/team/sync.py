@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine
@@ -33,11 +34,10 @@ from memory_app.store.errors import StoreError, TeamDatabaseError
 from memory_app.store.tables import TeamLinkRow, utc_now
 from memory_app.team import sync_conflicts, sync_schema
 from memory_app.team.credentials import connect_url
-from memory_app.team.sync_pull import PullReport, pull
+from memory_app.team.sync_pull import PullReport, pull, taker
 from memory_app.team.sync_push import PushReport, push
 
 BATCH = 500
-STATEMENT_TIMEOUT_MS = 30_000  # a server that stops answering fails the sync, not the app
 ROUNDS = 2  # pull+push, then once more when a push met a change made meanwhile
 
 
@@ -134,8 +134,7 @@ def _run(
 ) -> None:
     @contextmanager
     def connect() -> Iterator[Connection]:
-        with engine.begin() as conn:
-            conn.exec_driver_sql(f"SET LOCAL statement_timeout = {STATEMENT_TIMEOUT_MS}")
+        with engine.begin() as conn:  # the engine's own limits apply (pg_connect.py)
             yield conn
 
     for _round in range(ROUNDS):
@@ -147,11 +146,21 @@ def _run(
                 session, new_group("team_sync")
             )
         stale_before = len(report.push.stale)
-        push(db, connect, batch=batch, report=report.push)
+        # Resolutions first, each with its members: a member's status never goes as an
+        # ordinary edit while the team may have decided otherwise.
+        sent, held = sync_conflicts.push_resolutions(
+            db, connect, _data_dir(db), taker(db), report.push, report.pull.notes
+        )
+        report.conflicts_sent += sent
+        push(db, connect, batch=batch, report=report.push, skip=held)
         with connect() as conn, db.reading() as session:
             report.conflicts_sent += sync_conflicts.push(conn, session)
         if len(report.push.stale) == stale_before:
             return
+
+
+def _data_dir(db: Database) -> Path | None:
+    return db.backup_dir.parent if db.backup_dir is not None else None
 
 
 def _failed(db: Database, exc: BaseException) -> SyncFailed:

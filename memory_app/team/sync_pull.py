@@ -25,7 +25,7 @@ from sqlmodel import Session, col, select
 
 from memory_app.domain.sharing import PERSONAL, TEAM, new_uid
 from memory_app.operations.common import new_group
-from memory_app.operations.team_project import team_project
+from memory_app.operations.team import is_local_folder, shared_project
 from memory_app.store import repository as repo
 from memory_app.store.database import Database
 from memory_app.store.tables import CategoryRow, MemoryItemRow, TeamLinkRow
@@ -102,7 +102,7 @@ class _ProjectNames:
     def local(self, name: str | None, current: str | None = None) -> str | None:
         if name is None:
             return None
-        if current is not None and team_project(current)[0] == name:
+        if current is not None and shared_project(current)[0] == name:
             return current
         if self._folders is None:
             with self._db.reading() as session:
@@ -113,9 +113,11 @@ class _ProjectNames:
                 ).all()
             self._folders = {}
             for folder in found:
-                team_name = team_project(folder)[0] if folder else None
+                if not folder or not is_local_folder(folder):
+                    continue  # a team's name already, kept as pulled
+                team_name = shared_project(folder)[0]
                 if team_name is not None:
-                    self._folders.setdefault(team_name, folder or "")
+                    self._folders.setdefault(team_name, folder)
         return self._folders.get(name, name)
 
 
@@ -135,7 +137,8 @@ def _apply(
     known_categories = set(session.exec(select(CategoryRow.key)).all())
     for change in changes:
         if isinstance(change, TeamConflict):
-            if sync_conflicts.apply_pulled(session, change, group):
+            take = version_taker(projects)
+            if sync_conflicts.apply_pulled(session, change, group, take, report.notes):
                 report.conflicts_pulled += 1
             continue
         if change.fields is not None and change.fields["category"] not in known_categories:
@@ -148,6 +151,33 @@ def _apply(
                 report.added += 1
             continue
         _merge(session, row, change, projects, report, data_dir, group, rows)
+
+
+def version_taker(projects: _ProjectNames) -> sync_conflicts.Take:
+    """How a conflict's resolution gives a member the team's version here (its
+    statuses and validity, as the team's decision left them)."""
+
+    def take(
+        session: Session, row: MemoryItemRow, version: TeamMemory, group: str, note: str | None
+    ) -> None:
+        fields = version.fields or {}
+        if session.get(CategoryRow, fields.get("category")) is None:
+            _add_category(session, version)
+        values = _values(version, projects, row.project)
+        if values.get("status") == "active":
+            values["superseded_by"] = None
+        repo.change_item(
+            session, row,
+            {**values, "sharing": TEAM, "team_seq": version.change_seq, "team_dirty": False},
+            actor="team", action=ACTION, group_id=group, note=note,
+        )  # fmt: skip
+
+    return take
+
+
+def taker(db: Database) -> sync_conflicts.Take:
+    """`version_taker` for a sync's push (the pull makes its own)."""
+    return version_taker(_ProjectNames(db))
 
 
 def _add_category(session: Session, change: TeamMemory) -> None:

@@ -49,7 +49,7 @@ class PushReport:
 
 
 @dataclass(frozen=True)
-class _Outcome:
+class Outcome:
     item_id: int
     updated_at: datetime
     team_seq: int | None  # the version the team store now has (None: withdrawn)
@@ -74,7 +74,16 @@ def waiting(session: Session, after_id: int, limit: int) -> list[MemoryItemRow]:
     )
 
 
-def push(db: Database, connect: Callable[[], Any], *, batch: int, report: PushReport) -> None:
+def push(
+    db: Database,
+    connect: Callable[[], Any],
+    *,
+    batch: int,
+    report: PushReport,
+    skip: frozenset[int] | set[int] = frozenset(),
+) -> None:
+    """Send every waiting change, `batch` memories per team transaction; the ids in
+    `skip` stay waiting (members of a resolution that could not go whole)."""
     data_dir = db.backup_dir.parent if db.backup_dir is not None else None
     after = 0
     while True:
@@ -87,10 +96,10 @@ def push(db: Database, connect: Callable[[], Any], *, batch: int, report: PushRe
         after = rows[-1].id or 0
         with connect() as conn:
             _categories(conn, {r.category for r in rows}, categories)
-            outcomes = [_send(conn, row, data_dir, report) for row in rows]
+            outcomes = [send(conn, row, data_dir, report) for row in rows if row.id not in skip]
         with db.writing() as session:
             for outcome in outcomes:
-                _record(session, outcome)
+                record(session, outcome)
         report.batch_seconds.append(time.perf_counter() - started)
 
 
@@ -114,14 +123,14 @@ def _categories(conn: Connection, keys: set[str], local: dict[str, CategoryRow])
         )
 
 
-def _send(
+def send(
     conn: Connection, row: MemoryItemRow, data_dir: Path | None, report: PushReport
-) -> _Outcome:
+) -> Outcome:
     item_id = row.id or 0
     action = pending_action(row.sharing, row.team_seq, row.team_dirty)
 
-    def outcome(seq: int | None, done: bool = True) -> _Outcome:
-        return _Outcome(item_id, row.updated_at, seq, done)
+    def outcome(seq: int | None, done: bool = True) -> Outcome:
+        return Outcome(item_id, row.updated_at, seq, done)
 
     if action == WITHDRAW:
         gone = conn.execute(
@@ -173,7 +182,7 @@ def _send(
     return outcome(row.team_seq, done=False)
 
 
-def _record(session: Session, outcome: _Outcome) -> None:
+def record(session: Session, outcome: Outcome) -> None:
     """The change numbers the team store gave; a memory edited here while it was being
     sent keeps waiting (on the new base), so that edit is not lost either."""
     if not outcome.done:

@@ -18,11 +18,10 @@ from typing import Any
 from sqlalchemy import Connection, text
 
 from memory_app.domain.publishing import outgoing
-from memory_app.operations.team import _local
-from memory_app.operations.team_project import team_project
+from memory_app.domain.sharing import SHARED_COLUMNS
+from memory_app.operations.team import _local, shared_project
 from memory_app.privacy_gate import why_excluded
 from memory_app.store.tables import MemoryItemRow
-from memory_app.team.sync_schema import SHARED_COLUMNS
 
 # Statuses a team memory can have on the team store: a held memory (a possible secret)
 # never goes there.
@@ -43,7 +42,9 @@ class TeamMemory:
 
 @dataclass(frozen=True)
 class TeamConflict:
-    """A conflict as the team store holds it (its members by uid)."""
+    """A conflict as the team store holds it (its members by uid). A resolved one
+    carries its members' versions read in the same snapshot (`members`): the decision
+    and the statuses it gave, which a machine that decided otherwise takes."""
 
     uid: str
     change_seq: int
@@ -54,31 +55,40 @@ class TeamConflict:
     decision: str | None
     notes: str | None
     resolved_at: datetime | None
+    members: tuple[TeamMemory, ...] = ()
 
 
 Change = TeamMemory | TeamConflict
 
 _MEMORY_COLUMNS = ", ".join(f"m.{c}" for c in SHARED_COLUMNS)
+_MEMORY_SELECT = (
+    f"SELECT m.uid, m.change_seq, {_MEMORY_COLUMNS}, m.extracted_at, c.name "
+    "FROM memory_item AS m LEFT JOIN category AS c ON c.key = m.category "
+)
+_CONFLICT_SELECT = (
+    "SELECT uid, change_seq, member_uids, category, reason, status, decision, notes, "
+    "resolved_at FROM team_conflict "
+)
+OPEN_STATUSES = ("unresolved", "pending_user_review")  # repository.OPEN_CONFLICT_STATUSES
 
 
 def read_changes(conn: Connection, cursor: int, batch: int) -> list[Change]:
     """The first `batch` changes after `cursor`, in change order, from memories,
     tombstones and conflicts together. Each table gives its first `batch`; the merged
-    first `batch` then holds every change up to the last one kept."""
+    first `batch` then holds every change up to the last one kept.
+
+    The reads share one snapshot (REPEATABLE READ, the transaction's first query):
+    under READ COMMITTED a commit landing between them is half seen, and the cursor
+    could move past the half not seen ("edit m1 at 3, delete m2 at 4": only the
+    tombstone read, the edit skipped for good)."""
+    conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
     limit = {"cursor": cursor, "batch": batch}
     changes: list[Change] = []
     rows = conn.execute(
-        text(
-            f"SELECT m.uid, m.change_seq, {_MEMORY_COLUMNS}, m.extracted_at, c.name "
-            "FROM memory_item AS m LEFT JOIN category AS c ON c.key = m.category "
-            "WHERE m.change_seq > :cursor ORDER BY m.change_seq LIMIT :batch"
-        ),
+        text(_MEMORY_SELECT + "WHERE m.change_seq > :cursor ORDER BY m.change_seq LIMIT :batch"),
         limit,
     ).all()
-    for row in rows:
-        values = dict(zip(SHARED_COLUMNS, row[2 : 2 + len(SHARED_COLUMNS)], strict=True))
-        values["tags"] = list(values["tags"] or [])
-        changes.append(TeamMemory(row[0], int(row[1]), values, row[-2], row[-1]))
+    changes += [_memory(row) for row in rows]
     gone = conn.execute(
         text(
             "SELECT uid, change_seq FROM team_tombstone WHERE change_seq > :cursor "
@@ -88,32 +98,46 @@ def read_changes(conn: Connection, cursor: int, batch: int) -> list[Change]:
     ).all()
     changes += [TeamMemory(uid, int(seq), None) for uid, seq in gone]
     conflicts = conn.execute(
-        text(
-            "SELECT uid, change_seq, member_uids, category, reason, status, decision, notes, "
-            "resolved_at FROM team_conflict WHERE change_seq > :cursor "
-            "ORDER BY change_seq LIMIT :batch"
-        ),
+        text(_CONFLICT_SELECT + "WHERE change_seq > :cursor ORDER BY change_seq LIMIT :batch"),
         limit,
     ).all()
-    changes += [
-        TeamConflict(r[0], int(r[1]), tuple(r[2]), r[3], r[4], r[5], r[6], r[7], r[8])
-        for r in conflicts
-    ]
+    resolved = [u for r in conflicts if r[5] not in OPEN_STATUSES for u in r[2]]
+    versions = team_versions(conn, resolved)
+    changes += [_conflict(r, versions) for r in conflicts]
     changes.sort(key=lambda c: c.change_seq)
     return changes[:batch]
 
 
-def team_version(conn: Connection, uid: str) -> TeamMemory | None:
-    """The team store's current version of one memory (None: it has none)."""
-    row = conn.execute(
-        text(f"SELECT m.uid, m.change_seq, {_MEMORY_COLUMNS} FROM memory_item AS m WHERE uid = :u"),
-        {"u": uid},
-    ).first()
+def team_conflict(conn: Connection, uid: str) -> TeamConflict | None:
+    """The team store's conflict `uid` now, with its members' versions."""
+    row = conn.execute(text(_CONFLICT_SELECT + "WHERE uid = :u"), {"u": uid}).first()
     if row is None:
         return None
-    values = dict(zip(SHARED_COLUMNS, row[2:], strict=True))
+    return _conflict(row, team_versions(conn, list(row[2])))
+
+
+def team_version(conn: Connection, uid: str) -> TeamMemory | None:
+    """The team store's current version of one memory (None: it has none)."""
+    return team_versions(conn, [uid]).get(uid)
+
+
+def team_versions(conn: Connection, uids: list[str]) -> dict[str, TeamMemory]:
+    """The team store's current versions of these memories, by uid."""
+    if not uids:
+        return {}
+    rows = conn.execute(text(_MEMORY_SELECT + "WHERE m.uid = ANY(:u)"), {"u": uids}).all()
+    return {row[0]: _memory(row) for row in rows}
+
+
+def _memory(row: Any) -> TeamMemory:
+    values = dict(zip(SHARED_COLUMNS, row[2 : 2 + len(SHARED_COLUMNS)], strict=True))
     values["tags"] = list(values["tags"] or [])
-    return TeamMemory(row[0], int(row[1]), values)
+    return TeamMemory(row[0], int(row[1]), values, row[-2], row[-1])
+
+
+def _conflict(r: Any, versions: dict[str, TeamMemory]) -> TeamConflict:
+    members = tuple(versions[u] for u in r[2] if u in versions) if r[5] not in OPEN_STATUSES else ()
+    return TeamConflict(r[0], int(r[1]), tuple(r[2]), r[3], r[4], r[5], r[6], r[7], r[8], members)
 
 
 def what_leaves(row: MemoryItemRow, data_dir: Path | None) -> tuple[dict[str, Any] | None, str]:
@@ -124,7 +148,7 @@ def what_leaves(row: MemoryItemRow, data_dir: Path | None) -> tuple[dict[str, An
     superseded team memory is news for the team too)."""
     if row.status in NEVER_SENT_STATUSES:
         return None, "held for review as a possible secret: keep or remove it first"
-    project, _note = team_project(row.project)
+    project, _note = shared_project(row.project)
     memory = outgoing(
         replace(_local(row), status="active"),
         project=project,

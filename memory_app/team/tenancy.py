@@ -10,44 +10,61 @@ Layout, in one PostgreSQL database that can hold several teams:
   other teams' tables cannot even be named, and every table, sequence and statistic in
   it counts only that team's rows: the id and change sequences, the planner's estimates
   and EXPLAIN describe one team, never the database.
-- Rows: every table of a team schema (but the version and generation counters) carries
+- Rows: every table of a team schema (but the version and generation counters and the
+  sync lock row) carries
   `team_id` (default: the schema's team) and `user_id` (default: the login that wrote
   it), with row-level security enabled AND forced: a member reads and writes only rows
   of a team it belongs to, inserts only as itself. Defence in depth: a grant given by
-  mistake still shows no other team's row.
-- Roles: one NOLOGIN role per team (`memory_<database>_<team>`) holding the privileges,
-  and login roles for people, granted to their team's role; each person's search_path
-  in this database names their team's schema, so the unchanged repository code finds
-  the store's tables by their plain names.
+  mistake still shows no other team's row. Members only read team_tombstone and draw
+  no change number themselves: the sync triggers (sync_schema.py) write both.
+- Roles: one NOLOGIN role per team holding the privileges, and login roles for people,
+  granted to their team's role; each person's search_path in this database names their
+  team's schema, so the unchanged repository code finds the store's tables by their
+  plain names. Roles are cluster-wide, so a team's role is named by the database's exact
+  name (a readable part and a hash: `memory_<database>_<hash>_<team>`) and marked by a
+  comment naming its team and database; `team init` refuses a role marked for another.
+- Authorship: `user_id` is the login that first wrote the row; an edit keeps it (a
+  trigger refuses changing `user_id` or `team_id`), and the history (audit_event) has a
+  row per edit, each with its own writer.
 - Counts: the per-table statistics PUBLIC could read anyway (pg_class reltuples and
   relpages, the pg_stat* views and pg_stat_get_* functions, the size functions) are
   revoked from PUBLIC in this database (`_HARDENING`): with them a member could read
   another team's row count without reading a row. What remains tells activity, never a
   count: the cluster-wide transaction id and WAL position (txid_current,
-  pg_current_wal_lsn) grow with every team's writes, and advisory locks are database-wide.
+  pg_current_wal_lsn) grow with every team's writes, and pg_locks shows which tables a
+  transaction holds open right now. Neither sync nor `team init` takes an
+  advisory lock (database-wide, anyone may take one): changes are numbered under a row lock in the
+  team's schema (sync_schema.py), and administrators serialize on `memory_teams.team`.
   Foreign keys are checked without row-level security, but each team's keys point into
   its own schema, so they cannot probe another team's rows.
+
+Names are not hidden: a member can list the other teams' schemas and the names of their
+tables (pg_namespace, pg_class), the teams' roles and who belongs to them (pg_roles,
+pg_auth_members) and each person's search_path (pg_db_role_setting). Revoking these
+catalogs breaks psql and SQLAlchemy's reflection, and they tell who is in which team,
+never a row or a count. Use one database per team where even that must stay private.
 
 Why the whole store and not just memory_item: the unchanged MemoryService writes its
 history (audit_event), conflicts, links, categories and summaries beside a memory when a
 member uses it on the team store, and sync adds tombstones and team conflicts; every
 one of them says something about the team's memories. Conversations (resource,
-resource_turn) reach the team store only when a person publishes `--with-source`.
+resource_turn) never reach the team store: publishing sends a memory without its source.
 
 Needs a superuser: creating roles, and revoking PUBLIC's rights on system catalogs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import Connection, Engine, event, make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError, ProgrammingError
 
 from memory_app.store.dialects.postgresql import _CONFIG_DDL, PostgresDialect
 from memory_app.store.errors import StoreError
@@ -60,8 +77,13 @@ UNFILTERED = ("store_schema_version", "store_generation")
 # Tables of the local store only (a store's link to its team store): in a team store
 # they stay empty, and row-level security with no policy keeps members out of them.
 LOCAL_ONLY = ("team_link",)
-# One administrator at a time changes the teams of a database ("team" in ASCII).
-_TENANCY_LOCK = 0x7465616D
+# Tables of the sync schema (sync_schema.py) that members may not write: the tombstones
+# (only its triggers add them: a forged one would move every cursor, a deleted one hide
+# a withdrawal) and the lock row the triggers number changes under (no privilege at all).
+READ_ONLY = ("team_tombstone",)
+NO_ACCESS = ("team_sync_lock",)
+# Only the triggers draw change numbers (as the administrator who installed them).
+_TRIGGERS_ONLY_SEQUENCES = ("team_change_seq",)
 _TEAM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
 _PERSON = re.compile(r"^[a-z_][a-z0-9_.-]{0,62}$")
 
@@ -80,15 +102,24 @@ class TeamNames:
 
 
 def team_names(database: str, team: str) -> TeamNames:
-    """The names of a team in a database; TeamSetupError for a name PostgreSQL or a
-    person would trip on."""
+    """The names of a new team in a database; TeamSetupError for a name PostgreSQL or a
+    person would trip on. The role is cluster-wide: its name carries a hash of the
+    database's exact name, so `Team-DB` and `team_db`, or two long names alike in their
+    first characters, never share one (a team already recorded keeps its own role)."""
     if not _TEAM_NAME.match(team):
         raise TeamSetupError(
             f"team name {team!r}: use lowercase letters, digits and _, starting with a "
             "letter, at most 30 characters"
         )
-    role = f"memory_{re.sub(r'[^a-z0-9_]', '_', database.lower())}_{team}"[:63]
+    readable = re.sub(r"[^a-z0-9_]", "_", database.lower())[:16]
+    digest = hashlib.sha256(database.encode("utf-8")).hexdigest()[:8]
+    # At most 7 + 16 + 1 + 8 + 1 + 30 = 63 characters, PostgreSQL's limit.
+    role = f"memory_{readable}_{digest}_{team}"
     return TeamNames(team=team, schema=f"team_{team}", role=role)
+
+
+def _role_comment(names: TeamNames, database: str) -> str:
+    return f"memory-app: role of team {names.team} in database {database}"
 
 
 def check_person(name: str) -> str:
@@ -157,6 +188,16 @@ _SHARED_DDL = (
     "FROM PUBLIC",
 )
 
+# Refuses an edit that changes a row's author or team (row-level security's WITH CHECK
+# sees only the new row, so it cannot tell an author from a rewritten one).
+_KEEP_AUTHOR = f"""CREATE OR REPLACE FUNCTION {SHARED_SCHEMA}.keep_author() RETURNS trigger
+    LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+    BEGIN
+        RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE =
+            'an edit keeps the author (user_id) and team (team_id) of a row of '
+            || TG_TABLE_NAME;
+    END $$"""
+
 # Statistics PUBLIC may read by default, each of which tells a table's row count without
 # reading a row. Revoked in this database only (catalogs are per database).
 _STATS_FUNCTIONS = """
@@ -207,7 +248,16 @@ def _harden_statistics(conn: Connection) -> list[str]:
     return changes
 
 
+def _lock_tenancy(conn: Connection) -> None:
+    """One administrator at a time changes the teams of a database, until the
+    transaction ends. A table only administrators may lock (an advisory lock, open to
+    every login, would let a member stall `team init` for good); members' policy
+    functions read memory_teams.member, which this lock leaves alone."""
+    conn.exec_driver_sql(f"LOCK TABLE {SHARED_SCHEMA}.team IN SHARE ROW EXCLUSIVE MODE")
+
+
 def _ensure_shared(conn: Connection, database: str) -> list[str]:
+    """The shared schema (made here the first time, then locked: see _lock_tenancy)."""
     changes = []
     if not _exists(conn, "SELECT 1 FROM pg_namespace WHERE nspname = %(n)s", n=SHARED_SCHEMA):
         conn.exec_driver_sql(f"CREATE SCHEMA {SHARED_SCHEMA}")
@@ -219,6 +269,11 @@ def _ensure_shared(conn: Connection, database: str) -> list[str]:
         for ddl in _SHARED_DDL:
             conn.exec_driver_sql(ddl)
         changes.append(f"created schema {SHARED_SCHEMA}")
+    _lock_tenancy(conn)
+    keep_author = f"SELECT to_regprocedure('{SHARED_SCHEMA}.keep_author()')"
+    if conn.exec_driver_sql(keep_author).scalar() is None:
+        conn.exec_driver_sql(_KEEP_AUTHOR)
+        changes.append(f"created {SHARED_SCHEMA}.keep_author()")
     if _exists(
         conn,
         "SELECT 1 FROM pg_database WHERE datname = current_database() "
@@ -238,11 +293,59 @@ def _exists(conn: Connection, sql: str, **params: Any) -> bool:
 # -- one team ---------------------------------------------------------------------------
 
 
-def _ensure_team(conn: Connection, names: TeamNames, database: str) -> list[str]:
-    changes = []
-    if not _exists(conn, "SELECT 1 FROM pg_roles WHERE rolname = %(r)s", r=names.role):
+def _recorded_names(conn: Connection, database: str, team: str) -> TeamNames:
+    """The team's names, with the role recorded for it when there is one (a team made
+    before roles were named by a hash keeps its role)."""
+    names = team_names(database, team)
+    if conn.exec_driver_sql(f"SELECT to_regclass('{SHARED_SCHEMA}.team')").scalar() is None:
+        return names
+    recorded = conn.exec_driver_sql(
+        f"SELECT role_name FROM {SHARED_SCHEMA}.team WHERE team_id = %(t)s", {"t": team}
+    ).scalar()
+    return names if recorded is None else replace(names, role=str(recorded))
+
+
+def _claim_role(conn: Connection, names: TeamNames, database: str) -> list[str]:
+    """The team's role, made and marked here, or found marked as this team's; a role of
+    another team or database is refused, nothing changed."""
+    other = conn.exec_driver_sql(
+        f"SELECT team_id FROM {SHARED_SCHEMA}.team WHERE role_name = %(r)s AND team_id <> %(t)s",
+        {"r": names.role, "t": names.team},
+    ).scalar()
+    mark = _role_comment(names, database)
+    refused = (
+        f"role {names.role} already belongs to {{}}, not to team {names.team!r} of "
+        f"database {database!r}; nothing was changed. Drop or rename that role, or choose "
+        "another team name."
+    )
+    if other is not None:
+        raise TeamSetupError(refused.format(f"team {other!r} of this database"))
+    found = conn.exec_driver_sql(
+        "SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = %(r)s",
+        {"r": names.role},
+    ).first()
+    if found is None:
         conn.exec_driver_sql(f"CREATE ROLE {_q(names.role)} NOLOGIN")
-        changes.append(f"created role {names.role}")
+        conn.exec_driver_sql(f"COMMENT ON ROLE {_q(names.role)} IS {_lit(mark)}")
+        return [f"created role {names.role}"]
+    if found[0] == mark:
+        return []
+    recorded_here = _exists(
+        conn,
+        f"SELECT 1 FROM {SHARED_SCHEMA}.team WHERE role_name = %(r)s AND team_id = %(t)s",
+        r=names.role,
+        t=names.team,
+    )
+    if found[0] is None and recorded_here:
+        # Made by an earlier version, which left no mark: it is this team's.
+        conn.exec_driver_sql(f"COMMENT ON ROLE {_q(names.role)} IS {_lit(mark)}")
+        return [f"marked role {names.role} as team {names.team}'s"]
+    what = found[0] or "a role memory-app did not make"
+    raise TeamSetupError(refused.format(repr(what)))
+
+
+def _ensure_team(conn: Connection, names: TeamNames, database: str) -> list[str]:
+    changes = _claim_role(conn, names, database)
     if not _exists(conn, "SELECT 1 FROM pg_namespace WHERE nspname = %(n)s", n=names.schema):
         conn.exec_driver_sql(f"CREATE SCHEMA {_q(names.schema)}")
         conn.exec_driver_sql(f"REVOKE ALL ON SCHEMA {_q(names.schema)} FROM PUBLIC")
@@ -308,6 +411,8 @@ def _secure_tables(conn: Connection, names: TeamNames) -> list[str]:
                 conn.exec_driver_sql(f"ALTER TABLE {qualified} FORCE ROW LEVEL SECURITY")
                 changes.append(f"{table}: closed to members")
             continue
+        if table in NO_ACCESS:
+            continue  # no grant: only the sync triggers (SECURITY DEFINER) touch it
         if table in UNFILTERED:
             privileges = "SELECT" if table == "store_schema_version" else "SELECT, UPDATE"
             if not _table_privilege(conn, names.role, qualified, privileges):
@@ -355,21 +460,59 @@ def _secure_tables(conn: Connection, names: TeamNames) -> list[str]:
             if policy not in present:
                 conn.exec_driver_sql(f"CREATE POLICY {policy} ON {qualified} {body}")
                 changes.append(f"{table}: policy {policy}")
+        changes += _keep_author(conn, names, table)
+        if table in READ_ONLY:
+            changes += _read_only(conn, names, table)
+            continue
         every = "SELECT, INSERT, UPDATE, DELETE"
         if not _table_privilege(conn, names.role, qualified, every):
             conn.exec_driver_sql(f"GRANT {every} ON {qualified} TO {_q(names.role)}")
             changes.append(f"granted {every} on {table}")
     sequences = conn.exec_driver_sql(
-        "SELECT c.relname FROM pg_class c WHERE c.relnamespace = %(s)s::regnamespace "
-        "AND CASE WHEN c.relkind = 'S' THEN NOT has_sequence_privilege(%(r)s, c.oid, 'USAGE') "
-        "ELSE false END",
+        "SELECT c.relname, has_sequence_privilege(%(r)s, c.oid, 'USAGE') FROM pg_class c "
+        "WHERE c.relnamespace = %(s)s::regnamespace AND c.relkind = 'S'",
         {"s": names.schema, "r": names.role},
     ).all()
-    for (sequence,) in sequences:
-        conn.exec_driver_sql(
-            f"GRANT USAGE, SELECT ON SEQUENCE {schema}.{_q(sequence)} TO {_q(names.role)}"
-        )
-        changes.append(f"granted USAGE on sequence {sequence}")
+    for sequence, held in sequences:
+        qualified = f"{schema}.{_q(sequence)}"
+        if sequence in _TRIGGERS_ONLY_SEQUENCES:
+            if held or _table_privilege(conn, names.role, qualified, "SELECT"):
+                conn.exec_driver_sql(f"REVOKE ALL ON SEQUENCE {qualified} FROM {_q(names.role)}")
+                changes.append(f"{sequence}: only the sync triggers draw from it")
+        elif not held:
+            conn.exec_driver_sql(f"GRANT USAGE, SELECT ON SEQUENCE {qualified} TO {_q(names.role)}")
+            changes.append(f"granted USAGE on sequence {sequence}")
+    return changes
+
+
+def _keep_author(conn: Connection, names: TeamNames, table: str) -> list[str]:
+    """The trigger that keeps a row's user_id and team_id through edits."""
+    if _exists(
+        conn,
+        "SELECT 1 FROM pg_trigger WHERE tgrelid = %(t)s::regclass AND tgname = 'team_keep_author'",
+        t=f"{names.schema}.{table}",
+    ):
+        return []
+    conn.exec_driver_sql(
+        f"CREATE TRIGGER team_keep_author BEFORE UPDATE ON {_q(names.schema)}.{_q(table)} "
+        "FOR EACH ROW WHEN (NEW.user_id IS DISTINCT FROM OLD.user_id "
+        "OR NEW.team_id IS DISTINCT FROM OLD.team_id) "
+        f"EXECUTE FUNCTION {SHARED_SCHEMA}.keep_author()"
+    )
+    return [f"{table}: an edit keeps its author"]
+
+
+def _read_only(conn: Connection, names: TeamNames, table: str) -> list[str]:
+    """Members read the table, and write it only through the sync triggers."""
+    qualified = f"{_q(names.schema)}.{_q(table)}"
+    changes = []
+    if not _table_privilege(conn, names.role, qualified, "SELECT"):
+        conn.exec_driver_sql(f"GRANT SELECT ON {qualified} TO {_q(names.role)}")
+        changes.append(f"granted SELECT on {table}")
+    writes = ("INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER")
+    if any(_table_privilege(conn, names.role, qualified, w) for w in writes):
+        conn.exec_driver_sql(f"REVOKE {', '.join(writes)} ON {qualified} FROM {_q(names.role)}")
+        changes.append(f"{table}: members only read it")
     return changes
 
 
@@ -538,12 +681,19 @@ def init_team(admin_url: str, team: str, people: Sequence[str] = ()) -> InitRepo
         check_person(person)
     dialect = PostgresDialect()
     with _admin(admin_url) as (engine, database):
-        names = team_names(database, team)
-        changes: list[str] = []
-        with _explained(), engine.begin() as conn:
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_TENANCY_LOCK})")
-            changes += _ensure_shared(conn, database)
-            changes += _ensure_team(conn, names, database)
+        team_names(database, team)  # a bad name fails before anything is made
+        for attempt in (1, 2):
+            try:
+                with _explained(), engine.begin() as conn:
+                    changes = _ensure_shared(conn, database)
+                    names = _recorded_names(conn, database, team)
+                    changes += _ensure_team(conn, names, database)
+                break
+            except (IntegrityError, ProgrammingError) as exc:
+                # Two first `team init`s at once: the one that lost the race to create
+                # memory_teams finds it made (and locks it) the second time.
+                if attempt == 2 or not _created_meanwhile(exc):
+                    raise
         team_engine = _team_engine(admin_url, names)
         try:
             with _explained():
@@ -553,7 +703,7 @@ def init_team(admin_url: str, team: str, people: Sequence[str] = ()) -> InitRepo
                     changes.append(f"store schema {previous} -> {dialect.schema_version}")
                 sync = _sync_schema()
                 with team_engine.begin() as conn:
-                    conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_TENANCY_LOCK})")
+                    _lock_tenancy(conn)
                     if sync is not None:
                         missing = sync.missing(conn)
                         sync.install(conn)
@@ -578,6 +728,11 @@ def init_team(admin_url: str, team: str, people: Sequence[str] = ()) -> InitRepo
     )
 
 
+def _created_meanwhile(exc: DBAPIError) -> bool:
+    """A duplicate object error: another transaction made it first."""
+    return getattr(exc.orig, "sqlstate", None) in ("23505", "42P06", "42P07", "42710", "42723")
+
+
 def _sync_schema() -> Any | None:
     """memory_app/team/sync_schema.py (the sync helper's), when present."""
     if importlib.util.find_spec("memory_app.team.sync_schema") is None:
@@ -600,14 +755,15 @@ def change_members(
     for person in (*add, *remove):
         check_person(person)
     with _admin(admin_url) as (engine, database):
-        names = team_names(database, team)
+        team_names(database, team)
         with _explained(), engine.begin() as conn:
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_TENANCY_LOCK})")
             if not _team_exists(conn, team):
                 raise TeamSetupError(
                     f"there is no team {team!r} in database {database!r}: create it with "
                     "`memory-app team init`."
                 )
+            _lock_tenancy(conn)
+            names = _recorded_names(conn, database, team)
             changes: list[str] = []
             for person in remove:
                 changes += _remove_member(conn, names, person, database)

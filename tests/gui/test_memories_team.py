@@ -101,10 +101,8 @@ def test_publish_to_team_previews_what_would_be_sent_then_publishes(
     assert "will be shared with your team" in dialog.heading.text()
     listing = dialog.listing.toPlainText()
     assert OWN in listing and "Project: not sent" in listing
-    assert "Noted." not in listing  # no conversation unless asked for
-    dialog.with_source.setChecked(True)
-    settle()
-    assert "please remember this" in dialog.listing.toPlainText()
+    assert "Noted." not in listing and "please remember this" not in listing  # never sent
+    assert "never a conversation" in dialog.note.text()
     screenshot(dialog, "publish-dialog.png")
     assert dialog.publish_button.isEnabled()
     dialog.publish_button.click()

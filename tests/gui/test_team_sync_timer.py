@@ -1,22 +1,29 @@
 """Background team sync in the window (issue 20, offline first): a failure shows on the
 status indicator and changes nothing; the next run against a reachable team store catches
-up and clears it; a store with no team link is left alone."""
+up and clears it; a store with no team link is left alone; a sync held up by the server
+holds up neither the job thread (imports, maintenance) nor quitting."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import qasync
 from sqlalchemy import create_engine
 
 from memory_app.gui.context import AppContext, StatusModel
+from memory_app.gui.runtime import DetachedWorker
 from memory_app.gui.team_sync_timer import TeamSyncTimer
+from memory_app.store.database import Database
 from memory_app.store.tables import MemoryItemRow, TeamLinkRow
 from memory_app.team import sync_schema
-from memory_app.team.sync import SyncReport
+from memory_app.team.sync import SyncFailed, SyncReport
 from tests.postgres import ADMIN, ThrowawayServer
 
 
@@ -71,3 +78,111 @@ def test_an_offline_sync_shows_on_the_indicator_and_the_next_one_clears_it(
     assert report is not None and report.push.published == 1
     assert context.status.state == StatusModel.READY
     assert context.status.message == "Team sync caught up"
+
+
+class StuckSync:
+    """A sync the server holds up: it waits until the test releases it, and says on
+    which thread it runs."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __call__(self, db: Database) -> SyncReport:
+        self.thread = threading.current_thread()
+        self.started.set()
+        self.release.wait()
+        return SyncReport()
+
+
+def until(loop: qasync.QEventLoop, condition: Callable[[], bool]) -> None:
+    """Run the loop until `condition` holds (the timeout only stops a hang)."""
+
+    async def wait() -> None:
+        while not condition():
+            await asyncio.sleep(0.005)
+
+    loop.run_until_complete(asyncio.wait_for(wait(), timeout=30))
+
+
+def test_a_stuck_sync_holds_up_neither_maintenance_nor_quitting(
+    context: AppContext, loop: qasync.QEventLoop
+) -> None:
+    with context.service.db.writing() as session:
+        session.add(TeamLinkRow(url="postgresql://nobody@127.0.0.1:9/team"))
+    stuck = StuckSync()
+    timer = TeamSyncTimer(context, sync_store=stuck)
+    syncing = timer.sync_now()
+    until(loop, stuck.started.is_set)
+    try:
+        # A maintenance job on the shared job thread runs to its end while the sync waits.
+        record = loop.run_until_complete(
+            asyncio.wait_for(context.maintenance.run("nightly", dry_run=True), timeout=30)
+        )
+        assert record is not None and record.status == "success"
+        assert not syncing.done() and stuck.thread is not None and stuck.thread.is_alive()
+        assert not stuck.thread.name.startswith("memory-job")
+
+        # Quitting (app.py's order): stopping the timer and the context's workers returns
+        # while the sync is still held up, and the sync's thread does not keep the
+        # process alive.
+        quit_done = threading.Event()
+
+        def quit_app() -> None:
+            timer.stop()
+            context.shutdown()
+            quit_done.set()
+
+        quitting = threading.Thread(target=quit_app, daemon=True)
+        quitting.start()
+        quitting.join(timeout=30)
+        assert quit_done.is_set(), "quitting waited for the stuck sync"
+        assert not stuck.release.is_set() and stuck.thread.is_alive()
+        assert stuck.thread.daemon
+    finally:
+        stuck.release.set()
+        if stuck.thread is not None:
+            stuck.thread.join(timeout=30)
+
+
+def test_a_process_quits_while_a_detached_call_is_stuck(tmp_path: Path) -> None:
+    """The interpreter's exit does not join the detached thread (it would join a
+    ThreadPoolExecutor's worker, even after shutdown(wait=False))."""
+    script = tmp_path / "quit.py"
+    script.write_text(
+        "import asyncio, threading\n"
+        "from memory_app.gui.runtime import DetachedWorker\n"
+        "async def main():\n"
+        "    started = threading.Event()\n"
+        "    def stuck():\n"
+        "        started.set()\n"
+        "        threading.Event().wait()\n"
+        "    task = asyncio.ensure_future(DetachedWorker('stuck').run(stuck))\n"
+        "    while not started.is_set():\n"
+        "        await asyncio.sleep(0.005)\n"
+        "    task.cancel()\n"
+        "    print('quitting', flush=True)\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "quitting"), done.stderr
+
+
+def test_a_detached_call_returns_its_result_and_raises_its_error(
+    loop: qasync.QEventLoop,
+) -> None:
+    worker = DetachedWorker("test")
+    assert loop.run_until_complete(worker.run(lambda a, b: a + b, 2, b=3)) == 5
+
+    def fails() -> None:
+        raise SyncFailed("offline")
+
+    with pytest.raises(SyncFailed, match="offline"):
+        loop.run_until_complete(worker.run(fails))

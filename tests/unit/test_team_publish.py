@@ -121,25 +121,25 @@ def test_the_preview_rechecks_redaction_and_sends_no_folder_of_this_machine(
     assert second.project_note == "project left out: no git remote names it for the team"
     sent = json.dumps(preview.to_json())
     assert str(tmp_path) not in sent and "s3cretpw" not in sent
-    assert first.source == () and second.source == ()
     # Nothing recorded by a preview.
     assert {service.get_item(i).sharing for i in (with_remote, without)} == {"personal"}
 
 
-def test_the_source_goes_only_when_asked_and_only_the_cited_turns_redacted(
-    service: MemoryService,
+def test_the_conversation_never_leaves_with_a_memory(
+    service: MemoryService, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Publishing sends a memory without the conversation it came from: the preview holds
+    none of its turns, and the CLI offers no way to add them."""
     item = learn(
         service,
         "Deploys go through the staging cluster first",
-        user=f'Deploys go through staging first. The token = "ghp_{"abcdefghij" * 3}012345"',
+        user="Deploys go through staging first, please remember this for the project",
     )
-    assert service.publish_preview([item]).memories[0].source == ()
-    (memory,) = service.publish_preview([item], with_source=True).memories
-    assert [(t.position, t.speaker) for t in memory.source] == [(0, "user")]
-    assert "ghp_" not in memory.source[0].text
-    assert "[REDACTED:" in memory.source[0].text
-    assert "Noted." not in json.dumps(memory.to_json())  # the answer is not a cited turn
+    (memory,) = service.publish_preview([item]).memories
+    assert "please remember this" not in json.dumps(memory.to_json())
+    with pytest.raises(SystemExit):
+        main(["team", "publish", str(item), "--with-source"])
+    assert "unrecognized arguments: --with-source" in capsys.readouterr().err
 
 
 def test_a_possible_secret_cannot_be_published(service: MemoryService) -> None:
@@ -229,7 +229,7 @@ def test_team_publish_dry_run_json_and_publish(
     shown = json.loads(capsys.readouterr().out)
     assert shown["dry_run"] is True and shown["published"] == []
     assert shown["memories"][0]["content"] == "Logs are structured JSON, one object a line"
-    assert shown["memories"][0]["source"] == []
+    assert "source" not in shown["memories"][0]
     assert main([*base, "show", str(item), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["sharing"] == "personal"
 

@@ -6,55 +6,86 @@ interrupted sync that resumes; withdrawal; secrets that never leave; batched pul
 from __future__ import annotations
 
 import json
+import subprocess
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, event, text
 
 from memory_app.cli import main
 from memory_app.config import resolve_settings
 from memory_app.extract.base import ExtractedItem
 from memory_app.service import MemoryService
 from memory_app.store.tables import MemoryItemRow, TeamLinkRow
-from memory_app.team import sync_schema
 from memory_app.team.sync import SyncFailed, open_team, sync
 from memory_app.team.sync_push import PushReport, push
-from tests.helpers import ScriptedExtractor, conversation
-from tests.postgres import ADMIN, ThrowawayServer
+from tests.helpers import ScriptedExtractor, conversation, system_tool
+from tests.postgres import ThrowawayServer
 
 pytestmark = pytest.mark.postgresql
 
 KEY = "a8Xk2PqL9zR4mN7vB3cT6yW1"  # random-looking: the possible-secret check holds it
 
 
-@pytest.fixture
-def team_store(postgres_server: ThrowawayServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A team store with sync installed; its URL as team_link keeps it, without the
-    password, which libpq reads from PGPASSWORD (credentials.py's last resort)."""
-    name = f"team_{uuid.uuid4().hex[:8]}"
-    admin_url = postgres_server.create_database(name, template="store_template")
-    engine = create_engine(admin_url)
-    with engine.begin() as conn:
-        sync_schema.install(conn)
-        sync_schema.install(conn)  # idempotent
-    engine.dispose()
-    monkeypatch.setenv("PGPASSWORD", postgres_server.password)
-    yield f"postgresql://{ADMIN}@127.0.0.1:{postgres_server.port}/{name}"
-    postgres_server.drop_database(name)
+@dataclass
+class Team:
+    """A team store made by `team init` (forced row-level security, sync installed) with
+    one member per machine name; libpq reads the members' password from PGPASSWORD
+    (credentials.py's last resort), so the links keep none."""
+
+    server: ThrowawayServer
+    database: str
+    admin_url: str
+    members: dict[str, str]  # machine name → role
+    password: str
+
+    def url(self, name: str) -> str:
+        role = self.members[name]
+        return f"postgresql://{role}@127.0.0.1:{self.server.port}/{self.database}"
+
+
+MACHINES = ("a", "b", "c")
 
 
 @pytest.fixture
-def machine(tmp_path: Path, team_store: str) -> Iterator[Callable[[str], MemoryService]]:
-    """A local store per name ("a", "b"), each linked to the team store."""
+def team(postgres_server: ThrowawayServer, monkeypatch: pytest.MonkeyPatch) -> Iterator[Team]:
+    from memory_app.team import tenancy
+
+    database = f"team_{uuid.uuid4().hex[:8]}"
+    admin_url = postgres_server.create_database(database)
+    members = {name: f"{name}_{database}" for name in MACHINES}
+    tenancy.init_team(admin_url, "alpha", list(members.values()))
+    password = uuid.uuid4().hex
+    for role in members.values():
+        postgres_server.admin(f"ALTER ROLE {role} PASSWORD '{password}'")
+    monkeypatch.setenv("PGPASSWORD", password)
+    yield Team(postgres_server, database, admin_url, members, password)
+    postgres_server.drop_database(database)
+    for role in members.values():
+        postgres_server.admin(f"DROP ROLE IF EXISTS {role}")
+
+
+@pytest.fixture
+def team_store(team: Team) -> str:
+    """The team store as member a sees it (its URL, without the password)."""
+    return team.url("a")
+
+
+@pytest.fixture
+def machine(tmp_path: Path, team: Team) -> Iterator[Callable[[str], MemoryService]]:
+    """A local store per name ("a", "b", "c"), each linked to the team store as its own
+    member of the team."""
     opened: list[MemoryService] = []
 
     def make(name: str) -> MemoryService:
         service = MemoryService.open(resolve_settings(tmp_path / name, env={}))
         with service.db.writing() as session:
-            session.add(TeamLinkRow(url=team_store))
+            session.add(TeamLinkRow(url=team.url(name)))
         opened.append(service)
         return service
 
@@ -72,12 +103,11 @@ def team_rows(url: str, sql: str) -> list[tuple[Any, ...]]:
         engine.dispose()
 
 
-def learn(service: MemoryService, content: str) -> int:
+def learn(service: MemoryService, content: str, project: str | None = None) -> int:
     cited = ExtractedItem("project_conventions", content, 0.9, turn_start=0, turn_end=0)
     service.extractor = ScriptedExtractor([cited])  # type: ignore[assignment]
-    result = service.memorize(
-        conversation((f"Remember for this project: {content}", "Noted."), session=str(uuid.uuid4()))
-    )
+    said = (f"Remember for this project: {content}", "Noted.")
+    result = service.memorize(conversation(said, session=str(uuid.uuid4()), project=project))
     assert result.items_added, result
     return result.items_added[0]
 
@@ -476,3 +506,261 @@ def test_sync_between_members_of_one_team_under_row_level_security(
         postgres_server.drop_database(database)
         for person in (ana, cy, bob):
             postgres_server.admin(f"DROP ROLE IF EXISTS {person}")
+
+
+# -- review findings (issue 20) ---------------------------------------------------------------
+
+
+def test_a_commit_landing_between_the_reads_of_a_pull_is_never_half_seen(
+    machine: Callable[[str], MemoryService], team: Team
+) -> None:
+    """Another member commits "edit m1, withdraw m2" while B's pull is between its reads
+    of memories and tombstones: the pull sees all of that commit or none of it, so the
+    cursor never moves past the edit."""
+    a, b = machine("a"), machine("b")
+    kept = learn(a, "The search service rebuilds its index every Sunday")
+    gone = learn(a, "Old dashboards live on the legacy monitoring host")
+    a.publish([kept, gone])
+    sync(a.db)
+    sync(b.db)
+    kept_uid, gone_uid = row(a, kept).uid, row(a, gone).uid
+    other = psycopg.connect(team.url("c"), autocommit=True)
+    fired: list[str] = []
+
+    def between(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if "FROM team_tombstone WHERE change_seq" in statement and not fired:
+            fired.append(statement)
+            with other.transaction():
+                other.execute(
+                    "UPDATE memory_item SET content = 'The search service rebuilds its "
+                    "index every night' WHERE uid = %s",
+                    (kept_uid,),
+                )
+                other.execute("DELETE FROM memory_item WHERE uid = %s", (gone_uid,))
+
+    event.listen(Engine, "before_cursor_execute", between)
+    try:
+        sync(b.db)
+    finally:
+        event.remove(Engine, "before_cursor_execute", between)
+        other.close()
+    assert fired
+    sync(b.db)
+    edited, withdrawn = by_uid(b, kept_uid), by_uid(b, gone_uid)
+    assert edited is not None and edited.content == (
+        "The search service rebuilds its index every night"
+    )
+    assert withdrawn is not None and withdrawn.status == "deleted"
+
+
+def _one_conflict_on_both(
+    machine: Callable[[str], MemoryService],
+) -> tuple[MemoryService, MemoryService, int, int]:
+    """A and B edit one team memory offline; the conflict reaches both. Returns the
+    machines and each one's conflict id."""
+    a, b = machine("a"), machine("b")
+    first = learn(a, "Releases are tagged from the main branch every Tuesday")
+    a.publish([first])
+    sync(a.db)
+    sync(b.db)
+    copy = by_uid(b, row(a, first).uid)
+    assert copy is not None
+    a.edit_item(first, content="Releases are tagged from the release branch every Tuesday")
+    b.edit_item(copy.id or 0, content="Releases are tagged from the main branch every Friday")
+    sync(a.db)
+    sync(b.db)
+    sync(a.db)
+    (on_a,), (on_b,) = a.conflicts(("unresolved",)), b.conflicts(("unresolved",))
+    return a, b, on_a.id, on_b.id
+
+
+def _keep(service: MemoryService, conflict_id: int, word: str) -> None:
+    items = service.conflict_detail(conflict_id).items
+    keep = next(i for i in items if word in i.content)
+    other = next(i for i in items if word not in i.content)
+    service.resolve_conflict(conflict_id, "keep_newer" if keep.id > other.id else "keep_older")
+
+
+def _active(service: MemoryService) -> list[str]:
+    with service.db.reading() as session:
+        found = session.execute(
+            text("SELECT content FROM memory_item WHERE status = 'active'")
+        ).all()
+    return [r[0] for r in found]
+
+
+def _waiting(service: MemoryService) -> list[int]:
+    with service.db.reading() as session:
+        return [r[0] for r in session.execute(text("SELECT id FROM memory_item WHERE team_dirty"))]
+
+
+TUESDAY = "Releases are tagged from the release branch every Tuesday"
+
+
+def test_two_people_resolving_one_conflict_differently_keep_exactly_one_memory_active(
+    machine: Callable[[str], MemoryService], team_store: str
+) -> None:
+    a, b, on_a, on_b = _one_conflict_on_both(machine)
+    _keep(a, on_a, "Tuesday")  # offline, both of them
+    _keep(b, on_b, "Friday")
+    sync(a.db)  # A's decision reaches the team first
+    late = sync(b.db)
+    assert any("resolved on another machine first" in n for n in late.pull.notes), late
+    sync(a.db)
+    sync(b.db)
+    on_team = team_rows(team_store, "SELECT content FROM memory_item WHERE status = 'active'")
+    assert on_team == [(TUESDAY,)]
+    assert _active(a) == _active(b) == [TUESDAY]
+    assert _waiting(a) == _waiting(b) == []
+    assert a.get_conflict(on_a).status == b.get_conflict(on_b).status
+    assert not a.conflicts(("unresolved",)) and not b.conflicts(("unresolved",))
+    (decision,) = team_rows(team_store, "SELECT status FROM team_conflict")
+    assert decision == (a.get_conflict(on_a).status,)
+
+
+def test_a_resolution_the_team_made_meanwhile_sends_nothing_and_is_taken_here(
+    machine: Callable[[str], MemoryService], team: Team, team_store: str
+) -> None:
+    """The team resolves the conflict between B's pull and B's push: B's conditional
+    UPDATE finds it resolved, so none of B's statuses leave and B takes the team's."""
+    from memory_app.team import sync_conflicts
+    from memory_app.team.sync_pull import taker
+
+    a, b, on_a, on_b = _one_conflict_on_both(machine)
+    _keep(a, on_a, "Tuesday")
+    _keep(b, on_b, "Friday")
+    sync(a.db)
+    before = team_rows(team_store, "SELECT uid, change_seq, status FROM memory_item ORDER BY 1")
+    engine = open_team(team.url("b"))
+    notes: list[str] = []
+    try:
+        sent, held = sync_conflicts.push_resolutions(
+            b.db, engine.begin, None, taker(b.db), PushReport(), notes
+        )
+    finally:
+        engine.dispose()
+    assert (sent, held) == (0, set())
+    assert len(notes) == 1 and "resolved on another machine first" in notes[0]
+    assert team_rows(team_store, "SELECT uid, change_seq, status FROM memory_item ORDER BY 1") == (
+        before
+    )
+    assert _active(b) == [TUESDAY] and _waiting(b) == []
+    after = sync(b.db)
+    assert not after.pull.conflicts and after.push.updated == 0
+    assert _active(b) == [TUESDAY]
+
+
+def _git_project(folder: Path, remote: str) -> Path:
+    git = system_tool("git")
+    folder.mkdir(parents=True)
+    subprocess.run([git, "init", "-q", str(folder)], check=True)
+    subprocess.run([git, "-C", str(folder), "remote", "add", "origin", remote], check=True)
+    return folder
+
+
+def test_a_pulled_memory_edited_without_the_clone_keeps_the_teams_project_name(
+    machine: Callable[[str], MemoryService], team_store: str, tmp_path: Path
+) -> None:
+    a, b = machine("a"), machine("b")
+    shop = _git_project(tmp_path / "code" / "shop", "git@github.com:acme/shop.git")
+    item = learn(a, "Run the shop migrations before the release", project=str(shop))
+    a.publish([item])
+    sync(a.db)
+    sync(b.db)  # B has no clone of acme/shop
+    copy = by_uid(b, row(a, item).uid)
+    assert copy is not None and copy.project == "acme/shop"
+    b.edit_item(copy.id or 0, content="Run the shop migrations before every release")
+    assert sync(b.db).push.updated == 1
+    assert team_rows(team_store, "SELECT project, content FROM memory_item") == [
+        ("acme/shop", "Run the shop migrations before every release")
+    ]
+    pulled = sync(a.db)
+    assert not pulled.pull.conflicts and pulled.pull.updated == 1
+    mine = row(a, item)
+    assert (mine.project, mine.content) == (
+        str(shop),
+        "Run the shop migrations before every release",
+    )
+    # The same edit again on both machines: the versions say the same, no conflict.
+    a.edit_item(item, content="Run the shop migrations before each release")
+    b.edit_item(copy.id or 0, content="Run the shop migrations before each release")
+    sync(a.db)
+    assert not sync(b.db).pull.conflicts and not b.conflicts(("unresolved",))
+
+
+def test_a_local_edit_of_a_project_is_pushed_and_the_two_field_lists_are_one(
+    machine: Callable[[str], MemoryService], team_store: str
+) -> None:
+    from memory_app.domain import sharing
+    from memory_app.team import sync_schema
+
+    assert sync_schema.SHARED_COLUMNS == sharing.SHARED_COLUMNS
+    assert set(sharing.SHARED_COLUMNS) < sharing.SHARED_FIELDS
+    a = machine("a")
+    item = learn(a, "Invoices are numbered per calendar year")
+    a.publish([item])
+    sync(a.db)
+    a.edit_item(item, project="acme/billing")
+    assert row(a, item).team_dirty
+    assert sync(a.db).push.updated == 1
+    assert team_rows(team_store, "SELECT project FROM memory_item") == [("acme/billing",)]
+
+
+def test_after_disconnect_another_teams_store_gets_none_of_the_first_teams_memories(
+    machine: Callable[[str], MemoryService], team: Team, team_store: str
+) -> None:
+    from memory_app.team import link, tenancy
+
+    a, b = machine("a"), machine("b")
+    sent = learn(a, "Deploy keys live in the platform vault")
+    a.publish([sent])
+    sync(a.db)
+    theirs = learn(b, "The platform team owns the load balancers")
+    b.publish([theirs])
+    sync(b.db)
+    sync(a.db)  # a memory of B's, pulled
+    waiting = learn(a, "Every deploy is announced in the releases channel")
+    a.publish([waiting])  # for the first team, not sent yet
+
+    done = link.disconnect(a.db)
+    assert done["made_personal"] == 3 and "3 team memories stay" in done["note"]
+    with a.db.reading() as session:
+        states = session.execute(
+            text("SELECT sharing, team_seq, team_dirty, status FROM memory_item")
+        ).all()
+    assert sorted(tuple(s) for s in states) == [("personal", None, 0, "active")] * 3
+
+    other = f"d_{team.database}"
+    tenancy.init_team(team.admin_url, "beta", [other])
+    team.server.admin(f"ALTER ROLE {other} PASSWORD '{team.password}'")
+    beta = f"postgresql://{other}@127.0.0.1:{team.server.port}/{team.database}"
+    try:
+        connected = link.connect(a.db, beta, "beta", save_password=False)
+        assert connected.team == "beta" and connected.made_personal == 0
+        report = sync(a.db)
+        assert report.push.published == 0 and report.push.updated == 0
+        assert team_rows(beta, "SELECT count(*) FROM memory_item") == [(0,)]
+        assert team_rows(team_store, "SELECT count(*) FROM memory_item") == [(2,)]
+    finally:
+        team.server.admin(f"DROP OWNED BY {other}", database=team.database)
+        team.server.admin(f"DROP ROLE IF EXISTS {other}")
+
+
+def test_connecting_makes_memories_of_an_earlier_team_store_personal(
+    machine: Callable[[str], MemoryService], team: Team
+) -> None:
+    """A store whose link went without `team disconnect` (an older version, a restored
+    backup) still holds an earlier store's change numbers: connecting sends none."""
+    from memory_app.team import link
+
+    a = machine("a")
+    item = learn(a, "Backups are restored once a quarter as a drill")
+    a.publish([item])
+    sync(a.db)
+    with a.db.writing() as session:
+        found = session.get(TeamLinkRow, 1)
+        assert found is not None
+        session.delete(found)
+    connected = link.connect(a.db, team.url("a"), save_password=False)
+    assert connected.made_personal == 1
+    assert (row(a, item).sharing, row(a, item).team_seq) == ("personal", None)

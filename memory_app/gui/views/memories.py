@@ -1017,24 +1017,19 @@ class MemoriesView(View):
         dialog = self.publish_dialog = PublishDialog(self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.finished.connect(lambda *_: self._publish_dialog_closed(dialog))
-        dialog.source_toggled.connect(
-            lambda with_source: self.context.spawn(self._preview(dialog, ids, with_source))
-        )
-        dialog.publish_requested.connect(
-            lambda wanted, with_source: self.context.spawn(self._publish(wanted, with_source))
-        )
+        dialog.publish_requested.connect(lambda wanted: self.context.spawn(self._publish(wanted)))
         dialog.open()
-        self.context.spawn(self._preview(dialog, ids, False))
+        self.context.spawn(self._preview(dialog, ids))
 
-    async def _preview(self, dialog: PublishDialog, ids: list[int], with_source: bool) -> None:
+    async def _preview(self, dialog: PublishDialog, ids: list[int]) -> None:
         service = self.context.service
-        preview = await self.context.call(service.publish_preview, ids, with_source=with_source)
+        preview = await self.context.call(service.publish_preview, ids)
         if self.publish_dialog is dialog:
             dialog.show_preview(preview)
 
-    async def _publish(self, ids: list[int], with_source: bool) -> None:
+    async def _publish(self, ids: list[int]) -> None:
         service = self.context.service
-        done = await self.context.call(service.publish, ids, with_source=with_source)
+        done = await self.context.call(service.publish, ids)
         count = len(done.published)
         self.context.events.notify.emit(
             self.tr("Published %Ln memories: they go to your team with the next sync.", "", count),

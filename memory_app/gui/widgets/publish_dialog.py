@@ -15,7 +15,6 @@ from html import escape
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QLabel,
@@ -30,8 +29,7 @@ from memory_app.retrieval.context import category_name
 
 
 class PublishDialog(QDialog):
-    source_toggled = Signal(bool)  # include the cited turns: a new preview is wanted
-    publish_requested = Signal(list, bool)  # the ids to publish, with their cited turns
+    publish_requested = Signal(list)  # the ids to publish
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -44,9 +42,9 @@ class PublishDialog(QDialog):
         self.heading.setWordWrap(True)
         self.note = QLabel(
             self.tr(
-                "Only what is listed here leaves this machine, with the next team sync: no "
-                "conversation unless you include the cited turns, and no folder of this "
-                "computer (a project goes by its git remote's name, or not at all)."
+                "Only what is listed here leaves this machine, with the next team sync: never "
+                "a conversation, and no folder of this computer (a project goes by its git "
+                "remote's name, or not at all)."
             ),
             self,
         )
@@ -55,14 +53,6 @@ class PublishDialog(QDialog):
         self.listing = QTextBrowser(self)
         self.listing.setObjectName("publishListing")
         self.listing.setOpenLinks(False)
-        self.with_source = QCheckBox(self.tr("Include the conversation turns each memory cites"))
-        self.with_source.setObjectName("publishWithSource")
-        self.with_source.setToolTip(
-            self.tr(
-                "Only the cited turns, with secrets redacted again; never the whole conversation"
-            )
-        )
-        self.with_source.toggled.connect(self.source_toggled.emit)
         self.buttons = QDialogButtonBox(self)
         self.publish_button = self.buttons.addButton(
             self.tr("Publish"), QDialogButtonBox.ButtonRole.AcceptRole
@@ -75,7 +65,6 @@ class PublishDialog(QDialog):
         layout.addWidget(self.heading)
         layout.addWidget(self.note)
         layout.addWidget(self.listing, 1)
-        layout.addWidget(self.with_source)
         layout.addWidget(self.buttons)
         self.heading.setText(self.tr("Checking what would be sent…"))
         self.publish_button.setEnabled(False)
@@ -129,15 +118,6 @@ class PublishDialog(QDialog):
                 "%Ln secrets taken out by the redaction re-check", "", len(memory.redactions)
             )
             lines.append(f"<br><small>{escape(removed)}</small>")
-        if self.preview is not None and self.preview.with_source:
-            if memory.source:
-                turns = "".join(
-                    f"<br><small>&nbsp;&nbsp;{escape(t.speaker)}: {escape(t.text)}</small>"
-                    for t in memory.source
-                )
-                lines.append(turns)
-            else:
-                lines.append("<br><small>{}</small>".format(escape(self.tr("No cited turns"))))
         lines.append("</p>")
         return "".join(lines)
 
@@ -150,5 +130,5 @@ class PublishDialog(QDialog):
             return
         ids = [m.item_id for m in self.preview.sendable if not m.already_team]
         if ids:
-            self.publish_requested.emit(ids, self.with_source.isChecked())
+            self.publish_requested.emit(ids)
         self.accept()

@@ -28,7 +28,7 @@ from sqlalchemy.engine import URL
 from sqlmodel import SQLModel
 
 from memory_app.store import tables  # noqa: F401  (registers the tables on the metadata)
-from memory_app.store.dialects import pg_bm25
+from memory_app.store.dialects import pg_bm25, pg_connect
 from memory_app.store.dialects.base import TextHits
 from memory_app.store.dialects.pg_tsquery import scored_operands, to_tsquery_text
 from memory_app.store.errors import (
@@ -48,6 +48,9 @@ SEARCH_CONFIG = "memory_english"
 VERSION_TABLE = "store_schema_version"
 # One migrator at a time per database (an arbitrary constant: "memory" in ASCII).
 _MIGRATION_LOCK = 0x6D656D6F7279
+# A migration, a bulk load and a re-index may take longer than the connection's limits
+# (pg_connect.py: seconds): they raise them, for their own transaction, to these (ms).
+LONG_WORK_LIMITS = {"statement_timeout": 30 * 60_000, "lock_timeout": 2 * 60_000}
 
 _CONFIG_DDL = (
     # english's snowball stemmer without its stop-word file.
@@ -148,14 +151,12 @@ class PostgresDialect:
         parsed = make_url(url)
         if parsed.drivername in ("postgresql", "postgres"):
             parsed = parsed.set(drivername="postgresql+psycopg")
+        # Timeouts a desktop app can wait (pg_connect.py); the URL's own parameters win.
+        parsed, args = pg_connect.connect_args(parsed)
         return create_engine(
             parsed,
             pool_pre_ping=True,  # a connection the server dropped is replaced, not failed
-            connect_args={
-                "connect_timeout": 5,
-                "application_name": "memory-curator",
-                "options": "-c timezone=UTC",
-            },
+            connect_args=args,
         )
 
     # -- opening and migrations ---------------------------------------------------------
@@ -210,10 +211,23 @@ class PostgresDialect:
 
     def migrate(self, engine: Engine, backup_dir: Path | None) -> int:
         """Create a new store, or bring an older one up to schema_version, in one
-        transaction under an advisory lock (two apps opening it at once wait)."""
+        transaction. A store already current is only read: no lock, so nobody can make
+        opening it wait (an advisory lock is open to every role of the database, a
+        team's members included). An upgrade locks the version table, which only its
+        owner may; a new store, which has no members yet, an advisory lock (two apps
+        creating it at once wait for each other)."""
         with engine.begin() as conn:
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
             found = self._found_version(conn)
+            if found == self.schema_version:
+                return found
+            if found > self.schema_version:
+                raise DatabaseTooNewError(_where_you_are(engine.url), found, self.schema_version)
+            pg_connect.allow_longer(conn, LONG_WORK_LIMITS)
+            if found == 0:
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK})")
+            else:
+                conn.exec_driver_sql(f"LOCK TABLE {VERSION_TABLE} IN EXCLUSIVE MODE")
+            found = self._found_version(conn)  # another app may have done it meanwhile
             if found > self.schema_version:
                 raise DatabaseTooNewError(_where_you_are(engine.url), found, self.schema_version)
             if found == self.schema_version:
@@ -331,6 +345,7 @@ class PostgresDialect:
         """Drop the memory search index, let the caller insert, then build it once (GIN
         builds faster in one pass than row by row). The search column itself is computed
         on insert. Inside the caller's transaction: a failure restores the index."""
+        pg_connect.allow_longer(conn, LONG_WORK_LIMITS)
         conn.exec_driver_sql("DROP INDEX IF EXISTS memory_item_search")
         for trigger in pg_bm25.TRIGGER_NAMES:  # counted once at the end instead
             conn.exec_driver_sql(f"ALTER TABLE memory_item DISABLE TRIGGER {trigger}")
@@ -349,6 +364,7 @@ class PostgresDialect:
     def rebuild_search_index(self, conn: Connection) -> None:
         """Recreate missing search indexes and rebuild both (monthly re-index); the
         search columns are generated, so they cannot drift from their text."""
+        pg_connect.allow_longer(conn, LONG_WORK_LIMITS)
         present = _indexes(conn)
         for name, ddl in _SEARCH_INDEXES.items():
             if name in present:
@@ -489,6 +505,18 @@ def explain_connection_error(error: BaseException) -> StoreError | None:
         return TeamDatabaseError(
             f"The team database refused this user a permission ({message}). Ask the "
             "team store's administrator for access; nothing was changed."
+        )
+    first_line = (str(error).strip().splitlines() or [""])[0]  # without the statement
+    if isinstance(error, pg_errors.LockNotAvailable):
+        return TeamDatabaseError(
+            "The team database is busy: another session holds what this needs (its "
+            "administrator running `memory-app team init`, say) and it was not free within "
+            f"the lock timeout ({first_line}). The local store keeps working; try again later."
+        )
+    if isinstance(error, pg_errors.QueryCanceled | pg_errors.IdleInTransactionSessionTimeout):
+        return TeamDatabaseError(
+            f"The team database did not answer in time ({first_line}). The local store keeps "
+            "working; try again later."
         )
     if not isinstance(error, psycopg.OperationalError):
         return None

@@ -96,6 +96,25 @@ def test_a_password_typed_in_the_url_is_kept_in_the_keyring_not_the_store(
     assert link.status(local) == {"connected": False}
 
 
+def test_a_password_in_the_query_is_kept_in_the_keyring_and_left_out_of_the_link(
+    team: tuple[ThrowawayServer, str, str, str], local: Database, ring: MemoryKeyring
+) -> None:
+    """libpq takes `?password=` as well as `USER:PASSWORD@`: both are typed passwords."""
+    server, database, person, password = team
+    url = f"{_url(server, database, person)}?password={password}&sslpassword=key-secret"
+    report = link.connect(local, url)
+    assert report.password == "url" and report.saved == "kept in the system keyring"
+    stored = link.link_of(local)
+    assert stored is not None and stored.url == report.url == _url(server, database, person)
+    assert list(ring.kept.values()) == [password]
+    assert link.status(local)["reachable"] is True  # with the keyring's password
+    typed = "postgresql://ana@db.example:5432/team_memory?password=s3cret&sslmode=require"
+    assert credentials.typed_password(typed) == "s3cret"
+    kept = credentials.without_password(typed + "&sslpassword=k3y")
+    assert kept == "postgresql://ana@db.example:5432/team_memory?sslmode=require"
+    link.disconnect(local, forget_password=True)
+
+
 def test_a_pgpass_line_is_read_by_libpq(
     team: tuple[ThrowawayServer, str, str, str],
     local: Database,

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_app.cli import main
+from memory_app.team import tenancy
 from tests.postgres import ADMIN, ThrowawayServer
 
 pytestmark = pytest.mark.postgresql
@@ -56,4 +57,6 @@ def test_the_readme_team_commands_run_as_written(
     finally:
         postgres_server.drop_database(database)
         postgres_server.admin(f"DROP ROLE IF EXISTS {person}")
-        postgres_server.admin(f"DROP ROLE IF EXISTS memory_{database}_platform")
+        postgres_server.admin(
+            f"DROP ROLE IF EXISTS {tenancy.team_names(database, 'platform').role}"
+        )

@@ -34,6 +34,7 @@ class Teams:
     bob: str  # member of beta
     password: str
     alpha_role: str
+    beta_role: str
 
     def url(self, user: str) -> str:
         return self.server.url(self.database, user=user, password=self.password)
@@ -62,11 +63,11 @@ def teams(
     admin_url = postgres_server.create_database(database)
     ana, bob = f"ana_{database}", f"bob_{database}"
     alpha = tenancy.init_team(admin_url, "alpha", [ana])
-    tenancy.init_team(admin_url, "beta", [bob])
+    beta = tenancy.init_team(admin_url, "beta", [bob])
     password = secrets.token_urlsafe(12)
     for person in (ana, bob):
         postgres_server.admin(f"ALTER ROLE {person} PASSWORD '{password}'")
-    found = Teams(postgres_server, database, ana, bob, password, alpha.role)
+    found = Teams(postgres_server, database, ana, bob, password, alpha.role, beta.role)
     service = _service(found.url(ana), tmp_path_factory.mktemp("ana"))
     try:
         for i in range(A_MEMORIES):
@@ -185,7 +186,7 @@ def test_b_cannot_become_a(teams: Teams) -> None:
         _denied(conn, "SET ROLE memory_admin")
         _denied(conn, "SET SESSION AUTHORIZATION memory_admin")
         # Its own team's role is allowed, and still shows only its own team's rows.
-        conn.execute(f"SET ROLE memory_{teams.database}_beta")
+        conn.execute(f"SET ROLE {teams.beta_role}")
         assert _one(conn, "SELECT count(*) FROM memory_item") == 0
         conn.execute("RESET ROLE")
         # Naming A's schema first finds nothing: without USAGE it is left out of the path.
