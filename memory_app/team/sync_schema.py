@@ -31,28 +31,15 @@ from __future__ import annotations
 
 from sqlalchemy import Connection
 
+# The fields a team member edits, one list with the local side: a change to one of them
+# is a change to pull.
+from memory_app.domain.sharing import SHARED_COLUMNS
+
 SEQUENCE = "team_change_seq"
 # One row, locked by every change-numbering trigger until its transaction ends; no
 # member has a privilege on it, so only the triggers (SECURITY DEFINER) can lock it.
 LOCK_TABLE = "team_sync_lock"
 TOMBSTONES = "team_tombstone"
-
-# The fields a team member edits: a change to one of them is a change to pull.
-SHARED_COLUMNS = (
-    "content",
-    "context",
-    "category",
-    "type",
-    "confidence",
-    "importance",
-    "scope",
-    "project",
-    "branch",
-    "tags",
-    "status",
-    "valid_from",
-    "valid_until",
-)
 
 
 def _changed(columns: tuple[str, ...]) -> str:
