@@ -44,12 +44,24 @@ class DetachedWorker:
     """Each call on a daemon thread of its own. A worker of ThreadPoolExecutor is joined
     when the interpreter exits, even after shutdown(wait=False); a daemon thread is not,
     so a call stuck on the network holds up neither other work nor quitting. For work
-    that is safe to abandon at exit (its transactions are short and whole)."""
+    that is safe to abandon at exit (its transactions are short and whole).
+
+    Once closed (before the event loop goes), a call still running delivers nothing: a
+    thread posting into a loop whose Qt objects are gone crashes the interpreter."""
 
     def __init__(self, name: str) -> None:
         self._name = name
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def close(self) -> None:
+        """No result is delivered from now on; calls still running are abandoned."""
+        with self._lock:
+            self._closed = True
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self._closed:
+            raise RuntimeError(f"{self._name} is closed")
         loop = asyncio.get_running_loop()
         done: asyncio.Future[T] = loop.create_future()
 
@@ -66,9 +78,10 @@ class DetachedWorker:
                 result, error = fn(*args, **kwargs), None
             except BaseException as exc:  # handed to the awaiting coroutine
                 result, error = None, exc
-            # A loop closed meanwhile (the app quit) has no one waiting.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(settle, result, error)
+            # Closed meanwhile (the app quit): no one waits, and the loop may be gone.
+            with self._lock, contextlib.suppress(RuntimeError):
+                if not self._closed and not loop.is_closed():
+                    loop.call_soon_threadsafe(settle, result, error)
 
         threading.Thread(target=work, name=self._name, daemon=True).start()
         return await done

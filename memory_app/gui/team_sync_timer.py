@@ -65,7 +65,9 @@ class TeamSyncTimer(QObject):
         self._timer.start()
 
     def stop(self) -> None:
+        """For good (the app quits): a sync still running delivers nothing."""
         self._timer.stop()
+        self._worker.close()
 
     def sync_now(self) -> object:
         return self.context.spawn(self.run())

@@ -140,6 +140,14 @@ def test_a_stuck_sync_holds_up_neither_maintenance_nor_quitting(
         assert quit_done.is_set(), "quitting waited for the stuck sync"
         assert not stuck.release.is_set() and stuck.thread.is_alive()
         assert stuck.thread.daemon
+        # Once the app quit, the sync's end posts nothing into the loop: a thread posting
+        # into a loop whose Qt objects are gone crashed a later test's event processing.
+        posted: list[object] = []
+        real_post = loop.call_soon_threadsafe
+        loop.call_soon_threadsafe = lambda *a, **k: posted.append(a) or real_post(*a, **k)  # type: ignore[method-assign]
+        stuck.release.set()
+        stuck.thread.join(timeout=30)
+        assert not stuck.thread.is_alive() and posted == []
     finally:
         stuck.release.set()
         if stuck.thread is not None:
