@@ -6,6 +6,7 @@ holds up neither the job thread (imports, maintenance) nor quitting."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
 import threading
@@ -124,20 +125,22 @@ def test_a_stuck_sync_holds_up_neither_maintenance_nor_quitting(
         assert not syncing.done() and stuck.thread is not None and stuck.thread.is_alive()
         assert not stuck.thread.name.startswith("memory-job")
 
-        # Quitting (app.py's order): stopping the timer and the context's workers returns
-        # while the sync is still held up, and the sync's thread does not keep the
-        # process alive.
-        quit_done = threading.Event()
+        # Quitting (app.py's order, on the window's thread, as the app does): stopping the
+        # timer and the context's workers returns while the sync is still held up, and the
+        # sync's thread does not keep the process alive. (Calling shutdown from another
+        # thread would cancel the loop's tasks off its thread and leave Qt objects behind
+        # that crash a later test.) An alarm turns a regression into a failure, not a hang.
+        def waited(_signum: int, _frame: object) -> None:
+            raise AssertionError("quitting waited for the stuck sync")
 
-        def quit_app() -> None:
+        previous = signal.signal(signal.SIGALRM, waited)
+        signal.alarm(30)
+        try:
             timer.stop()
             context.shutdown()
-            quit_done.set()
-
-        quitting = threading.Thread(target=quit_app, daemon=True)
-        quitting.start()
-        quitting.join(timeout=30)
-        assert quit_done.is_set(), "quitting waited for the stuck sync"
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
         assert not stuck.release.is_set() and stuck.thread.is_alive()
         assert stuck.thread.daemon
         # Once the app quit, the sync's end posts nothing into the loop: a thread posting
