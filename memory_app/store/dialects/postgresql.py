@@ -30,6 +30,7 @@ from sqlmodel import SQLModel
 from memory_app.store import tables  # noqa: F401  (registers the tables on the metadata)
 from memory_app.store.dialects import pg_bm25, pg_connect
 from memory_app.store.dialects.base import TextHits
+from memory_app.store.dialects.item_sql import item_filters, newest_item_ids
 from memory_app.store.dialects.pg_tsquery import scored_operands, to_tsquery_text
 from memory_app.store.errors import (
     DatabaseTooNewError,
@@ -303,13 +304,9 @@ class PostgresDialect:
             return self._ranked(
                 conn, search.match, where, params, limit, offset, category, statuses
             )
-        filters = _item_filters(where, params, category, statuses)
-        sql = (
-            f"SELECT m.id FROM memory_item AS m WHERE TRUE{filters} "
-            "ORDER BY m.extracted_at DESC, m.id DESC LIMIT :limit OFFSET :offset"
+        return newest_item_ids(
+            conn, where, params, limit=limit, offset=offset, category=category, statuses=statuses
         )
-        rows = conn.execute(text(sql), {**params, "limit": limit, "offset": offset}).all()
-        return [(row[0], 0.0) for row in rows]
 
     def _ranked(
         self,
@@ -324,7 +321,7 @@ class PostgresDialect:
     ) -> list[tuple[int, float]]:
         hits = self.memory_hits(match)
         params: dict[str, Any] = {**extra, **hits.params, "limit": limit, "offset": offset}
-        filters = _item_filters(where, params, category, statuses, "ft")
+        filters = item_filters(where, params, category, statuses, "ft")
         sql = (
             f"SELECT ft.id, {hits.rank} AS rank FROM {hits.table} "
             f"WHERE {hits.condition}{filters} ORDER BY rank, ft.id LIMIT :limit OFFSET :offset"
@@ -466,24 +463,6 @@ def _indexes(conn: Connection) -> set[str]:
         "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
     )
     return {row[0] for row in rows}
-
-
-def _item_filters(
-    where: list[str],
-    params: dict[str, Any],
-    category: str | None,
-    statuses: tuple[str, ...],
-    alias: str = "m",
-) -> str:
-    conditions = list(where)
-    if category is not None:
-        conditions.append(f"{alias}.category = :category")
-        params["category"] = category
-    if statuses:
-        names = [f":s{i}" for i in range(len(statuses))]
-        conditions.append(f"{alias}.status IN ({', '.join(names)})")
-        params.update({f"s{i}": s for i, s in enumerate(statuses)})
-    return "".join(f" AND {w}" for w in conditions)
 
 
 # -- errors a person can act on ---------------------------------------------------------------

@@ -24,6 +24,7 @@ from sqlmodel import SQLModel
 
 from memory_app.store import tables  # noqa: F401  (registers the tables on the metadata)
 from memory_app.store.dialects.base import TextHits
+from memory_app.store.dialects.item_sql import item_filters, newest_item_ids
 from memory_app.store.dialects.sqlite_health import (
     check_folder,
     damaged,
@@ -496,13 +497,9 @@ class SqliteDialect:
                 statuses=statuses,
             )
         # Only exclusions and filters: nothing to rank by, so the newest first.
-        filters = _item_filters(where, params, category, statuses)
-        sql = (
-            f"SELECT m.id FROM memory_item AS m WHERE 1 = 1{filters} "
-            "ORDER BY m.extracted_at DESC, m.id DESC LIMIT :limit OFFSET :offset"
+        return newest_item_ids(
+            conn, where, params, limit=limit, offset=offset, category=category, statuses=statuses
         )
-        rows = conn.execute(text(sql), {**params, "limit": limit, "offset": offset}).all()
-        return [(row[0], 0.0) for row in rows]
 
     def _ranked_items(
         self,
@@ -517,7 +514,7 @@ class SqliteDialect:
         statuses: tuple[str, ...],
     ) -> list[tuple[int, float]]:
         params: dict[str, Any] = {**extra, "q": match, "limit": limit, "offset": offset}
-        filters = _item_filters(where, params, category, statuses)
+        filters = item_filters(where, params, category, statuses)
         # First rank inside the index alone (twice as fast as ranking through the join),
         # keeping a generous head; only when filters thin that head out too much does
         # the exact query rank every match.
@@ -631,19 +628,3 @@ class SqliteDialect:
             "memory_decay(last_accessed_at, extracted_at, access_count)"
         )
         return int(result.rowcount or 0)
-
-
-def _item_filters(
-    where: list[str], params: dict[str, Any], category: str | None, statuses: tuple[str, ...]
-) -> str:
-    """`AND ...` conditions on the item `m` for a search: its own ones, the category and
-    the statuses (whose values go into `params`)."""
-    conditions = list(where)
-    if category is not None:
-        conditions.append("m.category = :category")
-        params["category"] = category
-    if statuses:
-        names = [f":s{i}" for i in range(len(statuses))]
-        conditions.append(f"m.status IN ({', '.join(names)})")
-        params.update({f"s{i}": s for i, s in enumerate(statuses)})
-    return "".join(f" AND {w}" for w in conditions)
