@@ -8,7 +8,6 @@ import os
 import sys
 import time
 
-import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, QTimer
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -19,6 +18,7 @@ from memory_app.config import APP_FOLDER, APP_ID, Settings
 from memory_app.gui.backups import DailyBackups
 from memory_app.gui.context import AppContext, AppEvents, StatusModel
 from memory_app.gui.crash_dialog import reporting_errors
+from memory_app.gui.event_loop import EventLoop
 from memory_app.gui.main_window import MainWindow
 from memory_app.gui.maintenance_runner import MaintenanceRunner
 from memory_app.gui.maintenance_scheduler import MaintenanceScheduler
@@ -120,7 +120,7 @@ def _run_window(app: QApplication, settings: Settings) -> int:
     instance = SingleInstance(settings.data_dir)
     if not instance.claim():  # another window has this store: show it, open nothing
         return note_already_running(instance.send())
-    loop = qasync.QEventLoop(app)
+    loop = EventLoop(app)
     asyncio.set_event_loop(loop)
     try:
         service = MemoryService.open(settings)

@@ -67,7 +67,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-    import qasync
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -75,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     from memory_app.demo import build_demo_store
     from memory_app.gui.app import build_context, build_main_window, prepare_application_identity
     from memory_app.gui.context import AppContext
+    from memory_app.gui.event_loop import EventLoop
     from memory_app.gui.translations import install_translators
     from memory_app.gui.views.context import INJECTIONS, PREDICTED, ContextView
     from memory_app.gui.views.memories import MemoriesView
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.palette == "dark":
         QApplication.setStyle("Fusion")
         QApplication.setPalette(dark_palette())
-    loop = qasync.QEventLoop(app)
+    loop = EventLoop(app)
     asyncio.set_event_loop(loop)
     args.out.mkdir(parents=True, exist_ok=True)
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from memory_app.gui.app import build_context
 from memory_app.gui.context import AppContext, Dialogs
+from memory_app.gui.event_loop import EventLoop
 from memory_app.gui.translations import install_translators
 from memory_app.service import MemoryService
 
@@ -67,7 +68,7 @@ def english_words(qapp: QApplication) -> Iterator[None]:
 
 @pytest.fixture
 def loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    event_loop = qasync.QEventLoop(qapp)
+    event_loop = EventLoop(qapp)
     asyncio.set_event_loop(event_loop)
     yield event_loop
     event_loop.run_until_complete(asyncio.sleep(0))
