@@ -654,7 +654,6 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
     valued, aligned = substitutions(older, newer)
     ra, rb = named_values(older), named_values(newer)
     ja, jb = subject(older), subject(newer)
-    one_side_negated = float(bool(_NEGATION.search(older)) != bool(_NEGATION.search(newer)))
     return [
         1.0,
         sim,
@@ -671,7 +670,7 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
         float(bool(na) != bool(nb)),
         float(bool(against)),
         float(a.negative != b.negative),
-        one_side_negated,
+        float(bool(_NEGATION.search(older)) != bool(_NEGATION.search(newer))),
         float(b.change_cue),
         float(rules.kind == "update"),
         float(rules.kind == "contradiction"),
@@ -697,14 +696,6 @@ def features(older: str, newer: str, similarity: float | None) -> list[float]:
             and not says_change_over_time(older)
             and bool(_content_stems(older, newer))
         ),
-        # A linear model cannot say "close in meaning, and ..." by itself: the same
-        # slot with the stance turned over is a conflict, with the same values a repeat.
-        sim * one_side_negated,
-        sim * float(a.negative != b.negative),
-        sim * float(rules.kind in ("update", "contradiction")),
-        sim * float(bool(against)),
-        sim * float(bool(only_a and only_b)),
-        sim * float(bool(a.values & b.values) and not (ra ^ rb)),
     ]
 
 
@@ -746,12 +737,6 @@ NAMES = (
     "wording aligned",
     "a subject word shared, names differ on both sides",
     "the newer says a change over time",
-    "similar, negation on one side only",
-    "similar, main clause polarity differs",
-    "similar, the rules see a conflict",
-    "similar, opposite stances",
-    "similar, values swapped",
-    "similar, the same values",
 )
 
 
