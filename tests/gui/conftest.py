@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import QLocale, QSettings
+from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from memory_app.gui.app import build_context
@@ -54,6 +55,21 @@ class ScriptedDialogs(Dialogs):
     def backup_to_restore(self, parent: QWidget, start: Path) -> Path | None:
         self.asked.append("backup_to_restore")
         return self.restore_source
+
+
+@pytest.fixture(autouse=True)
+def no_window_left(qapp: QApplication) -> Iterator[None]:
+    """After each test (its loop already closed), the windows it left are closed and
+    deleted, with whatever only a reference cycle kept: a timer of a window that
+    outlived its test fired during a later test's event processing into a loop long
+    closed (a worker crashed at the end of a slow non-GUI test)."""
+    yield
+    for widget in QApplication.topLevelWidgets():
+        widget.close()
+        widget.deleteLater()
+    gc.collect()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    qapp.processEvents()
 
 
 @pytest.fixture(scope="session", autouse=True)
