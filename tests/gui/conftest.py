@@ -68,8 +68,8 @@ def no_window_left(qapp: QApplication) -> Iterator[None]:
         widget.close()
         widget.deleteLater()
     gc.collect()
+    # Only the deletions: other leftover events would run outside any asyncio loop.
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    qapp.processEvents()
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from memory_app.gui.event_loop import EventLoop
 
 
@@ -49,9 +51,5 @@ def test_the_result_and_the_errors_of_run_until_complete_are_kept(loop: EventLoo
         raise ValueError("broken")
 
     assert loop.run_until_complete(answer()) == 42
-    try:
+    with pytest.raises(ValueError, match="broken"):
         loop.run_until_complete(fails())
-    except ValueError as error:
-        assert str(error) == "broken"
-    else:
-        raise AssertionError("the error was swallowed")
